@@ -1,0 +1,34 @@
+//! Symbolic differentiation with exact sparsity (the CasADi-SX idea, in Rust).
+//!
+//! * [`Scalar`]: the number trait model code is generic over; implemented by `f64` and [`Sx`].
+//! * [`Sx`]: symbolic scalar, a node of a hash-consed expression DAG in a thread-local arena
+//!   (see [`sx`] for the ownership and threading model).
+//! * [`Function`]: a compiled, allocation-free instruction tape with register reuse.
+//! * [`jacobian`], [`gradient`], [`hessian_of_lagrangian`]: derivative functions with exact
+//!   sparsity patterns ([`SparsityPattern`], CSC).
+//! * [`MappedFunction`]: one compiled function evaluated at many points gathered from large
+//!   vectors with index maps prepared once (what a transcription needs).
+//! * [`import`]: read functions and whole problems from the JSON format of `docs/formats.md`
+//!   (written by `tools/casadi_export.py` from CasADi).
+//!
+//! Generic model code uses our own small fixed-size algebra where speed matters; small nalgebra
+//! matrices of `Sx` also work (`Sx` implements `num_traits::Zero`/`One` and the operators).
+
+pub mod derivative;
+pub mod error;
+pub mod function;
+pub mod import;
+pub mod map;
+pub mod op;
+pub mod scalar;
+pub mod sparsity;
+pub mod sx;
+
+
+pub use error::AdError;
+
+
+pub use op::OpCode;
+pub use scalar::Scalar;
+pub use sparsity::SparsityPattern;
+pub use sx::Sx;
