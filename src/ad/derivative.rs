@@ -292,17 +292,17 @@ pub fn gradient(f: &Function, wrt: usize) -> Result<Function, AdError> {
 /// Lower triangle of the Hessian of the expression `l` with respect to `xs`: pattern
 /// (`n × n`, entries with row ≥ column) and non-zero expressions in CSC order.
 pub fn hessian_lower_sx(l: Sx, xs: &[Sx]) -> (SparsityPattern, Vec<Sx>) {
+    // Forward over reverse: one reverse sweep for the gradient, then one tangent sweep of the
+    // gradient expressions per variable (column), keeping rows i ≥ j. Tangents of intermediate
+    // nodes are shared by all rows of a column, which keeps the Hessian tape small.
     let grad = gradient_sx(l, xs);
     let mut triplets = Vec::new();
     let mut values = Vec::new();
-    for (i, &gi) in grad.iter().enumerate() {
-        if gi.is_exact_zero() || gi.constant_value().is_some() {
-            continue;
-        }
-        let row = gradient_sx(gi, &xs[..=i]);
-        for (j, d) in row.into_iter().enumerate() {
+    for (j, &xj) in xs.iter().enumerate() {
+        let col = tangent_sx(&grad[j..], xj);
+        for (k, d) in col.into_iter().enumerate() {
             if !d.is_exact_zero() {
-                triplets.push((i, j));
+                triplets.push((j + k, j));
                 values.push(d);
             }
         }
