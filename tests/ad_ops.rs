@@ -110,10 +110,15 @@ fn binary_case(op: OpCode, a: f64, b: f64) {
     let g = gradient_sx(y, &[sa, sb]);
     let haa = gradient_sx(g[0], &[sa, sb]);
     let hbb = gradient_sx(g[1], &[sa, sb]);
-    let f = Function::new("f", &[&[sa, sb]], &[&[y, g[0], g[1], haa[0], haa[1], hbb[0], hbb[1]]])
-        .unwrap();
+    let f = Function::new(
+        "f",
+        &[&[sa, sb]],
+        &[&[y, g[0], g[1], haa[0], haa[1], hbb[0], hbb[1]]],
+    )
+    .unwrap();
     let mut out = [0.0; 7];
-    f.eval(&[&[a, b]], &mut [&mut out], &mut f.workspace()).unwrap();
+    f.eval(&[&[a, b]], &mut [&mut out], &mut f.workspace())
+        .unwrap();
     let e = |x: f64, y: f64| op.eval_binary(x, y);
     check_close(out[0], e(a, b), 1e-14, &format!("{op:?} value"));
     let (da, daa) = fd(|t| e(t, b), a);
@@ -124,7 +129,8 @@ fn binary_case(op: OpCode, a: f64, b: f64) {
     check_close(out[6], dbb, 1e-4, &format!("{op:?} d2/db2"));
     // Mixed partial: symmetric, against a difference of first derivatives.
     let h = 1e-5;
-    let dab = (e(a + h, b + h) - e(a + h, b - h) - e(a - h, b + h) + e(a - h, b - h)) / (4.0 * h * h);
+    let dab =
+        (e(a + h, b + h) - e(a + h, b - h) - e(a - h, b + h) + e(a - h, b - h)) / (4.0 * h * h);
     check_close(out[4], dab, 1e-4, &format!("{op:?} d2/dadb"));
     check_close(out[4], out[5], 1e-12, &format!("{op:?} mixed symmetry"));
 }
@@ -134,7 +140,11 @@ fn hash_consing_and_simplification() {
     let x = Sx::sym("x");
     let y = Sx::sym("y");
     assert_eq!(x + y, y + x, "commutative operands are ordered");
-    assert_eq!((x * y).sin(), (y * x).sin(), "same op, same operands, same node");
+    assert_eq!(
+        (x * y).sin(),
+        (y * x).sin(),
+        "same op, same operands, same node"
+    );
     assert_eq!(x * 0.0, Sx::zero());
     assert_eq!(x * 1.0, x);
     assert_eq!(x + 0.0, x);

@@ -65,10 +65,7 @@ fn partials(y: u32, n: &Node, need_a: bool, need_b: bool) -> (Sx, Sx) {
             let r2 = a.sq() + b.sq();
             (pa(&|| b / r2), pb(&|| -(a / r2)))
         }
-        OpCode::Pow => (
-            pa(&|| b * a.powf(b - 1.0)),
-            pb(&|| ys * a.ln()),
-        ),
+        OpCode::Pow => (pa(&|| b * a.powf(b - 1.0)), pb(&|| ys * a.ln())),
         OpCode::Fmin => {
             let s = (a - b).sign();
             (pa(&|| (1.0 - s) * 0.5), pb(&|| (s + 1.0) * 0.5))
@@ -120,7 +117,9 @@ fn dependent(order: &[u32], vars: &HashSet<u32>) -> HashSet<u32> {
             let n = &ar.nodes[id as usize];
             let d = match operands(n) {
                 (None, None) => vars.contains(&id),
-                (a, b) => a.is_some_and(|a| dep.contains(&a)) || b.is_some_and(|b| dep.contains(&b)),
+                (a, b) => {
+                    a.is_some_and(|a| dep.contains(&a)) || b.is_some_and(|b| dep.contains(&b))
+                }
             };
             if d {
                 dep.insert(id);
@@ -293,17 +292,17 @@ pub fn gradient(f: &Function, wrt: usize) -> Result<Function, AdError> {
 /// Lower triangle of the Hessian of the expression `l` with respect to `xs`: pattern
 /// (`n × n`, entries with row ≥ column) and non-zero expressions in CSC order.
 pub fn hessian_lower_sx(l: Sx, xs: &[Sx]) -> (SparsityPattern, Vec<Sx>) {
+    // Forward over reverse: one reverse sweep for the gradient, then one tangent sweep of the
+    // gradient expressions per variable (column), keeping rows i ≥ j. Tangents of intermediate
+    // nodes are shared by all rows of a column, which keeps the Hessian tape small.
     let grad = gradient_sx(l, xs);
     let mut triplets = Vec::new();
     let mut values = Vec::new();
-    for (i, &gi) in grad.iter().enumerate() {
-        if gi.is_exact_zero() || gi.constant_value().is_some() {
-            continue;
-        }
-        let row = gradient_sx(gi, &xs[..=i]);
-        for (j, d) in row.into_iter().enumerate() {
+    for (j, &xj) in xs.iter().enumerate() {
+        let col = tangent_sx(&grad[j..], xj);
+        for (k, d) in col.into_iter().enumerate() {
             if !d.is_exact_zero() {
-                triplets.push((i, j));
+                triplets.push((j + k, j));
                 values.push(d);
             }
         }
@@ -323,7 +322,10 @@ pub fn hessian_of_lagrangian(
     if f.input_sizes() != g.input_sizes() {
         return Err(AdError::Dimension {
             function: g.name().to_string(),
-            what: format!("inputs must match those of `{}`; number of inputs", f.name()),
+            what: format!(
+                "inputs must match those of `{}`; number of inputs",
+                f.name()
+            ),
             expected: f.n_in(),
             got: g.n_in(),
         });
@@ -351,7 +353,11 @@ pub fn hessian_of_lagrangian(
     let sig = [sigma];
     let mut hin: Vec<&[Sx]> = vec![&inputs[0], &sig, &lambda];
     hin.extend(inputs[1..].iter().map(|v| v.as_slice()));
-    let hf = Function::new(&format!("hess_lag_{}_{}", f.name(), g.name()), &hin, &[&values])?;
+    let hf = Function::new(
+        &format!("hess_lag_{}_{}", f.name(), g.name()),
+        &hin,
+        &[&values],
+    )?;
     Ok((pattern, hf))
 }
 

@@ -40,8 +40,55 @@ enum TapeOp {
     DivC,
     /// `r[dst] = consts[b] / r[a]`
     CDiv,
-    /// `r[dst] = op(r[a])` or `op(r[a], r[b])`
+    /// `r[dst] = r[a] + r[b]`
+    Add,
+    /// `r[dst] = r[a] - r[b]`
+    Sub,
+    /// `r[dst] = r[a] * r[b]`
+    Mul,
+    /// `r[dst] = r[a] / r[b]`
+    Div,
+    /// `r[dst] = -r[a]`
+    Neg,
+    /// `r[dst] = r[a]^2`
+    Sq,
+    /// `r[dst] = sin(r[a])`
+    Sin,
+    /// `r[dst] = cos(r[a])`
+    Cos,
+    /// `r[dst] = op(r[a])` or `op(r[a], r[b])` for the less frequent operations
     Op(OpCode),
+}
+
+impl TapeOp {
+    fn of(op: OpCode) -> TapeOp {
+        match op {
+            OpCode::Add => TapeOp::Add,
+            OpCode::Sub => TapeOp::Sub,
+            OpCode::Mul => TapeOp::Mul,
+            OpCode::Div => TapeOp::Div,
+            OpCode::Neg => TapeOp::Neg,
+            OpCode::Sq => TapeOp::Sq,
+            OpCode::Sin => TapeOp::Sin,
+            OpCode::Cos => TapeOp::Cos,
+            op => TapeOp::Op(op),
+        }
+    }
+
+    fn opcode(self) -> Option<OpCode> {
+        Some(match self {
+            TapeOp::Add => OpCode::Add,
+            TapeOp::Sub => OpCode::Sub,
+            TapeOp::Mul => OpCode::Mul,
+            TapeOp::Div => OpCode::Div,
+            TapeOp::Neg => OpCode::Neg,
+            TapeOp::Sq => OpCode::Sq,
+            TapeOp::Sin => OpCode::Sin,
+            TapeOp::Cos => OpCode::Cos,
+            TapeOp::Op(op) => op,
+            _ => return None,
+        })
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -79,6 +126,9 @@ impl Workspace {
         }
     }
 }
+
+/// Input symbols and output expressions of a function applied symbolically.
+pub type SymbolicCall = (Vec<Vec<Sx>>, Vec<Vec<Sx>>);
 
 /// A compiled function of several vector inputs to several vector outputs.
 ///
@@ -159,10 +209,18 @@ impl Function {
             got,
         };
         if inputs.len() != self.input_sizes.len() {
-            return Err(dim("number of inputs".into(), self.input_sizes.len(), inputs.len()));
+            return Err(dim(
+                "number of inputs".into(),
+                self.input_sizes.len(),
+                inputs.len(),
+            ));
         }
         if outputs.len() != self.output_sizes.len() {
-            return Err(dim("number of outputs".into(), self.output_sizes.len(), outputs.len()));
+            return Err(dim(
+                "number of outputs".into(),
+                self.output_sizes.len(),
+                outputs.len(),
+            ));
         }
         for (i, (x, &n)) in inputs.iter().zip(&self.input_sizes).enumerate() {
             if x.len() != n {
@@ -197,39 +255,56 @@ impl Function {
         Ok(())
     }
 
-    /// The tape interpreter. Arguments have been checked against the sizes recorded at
-    /// compilation, and every register/constant index of the tape was checked when it was
-    /// built, so the indexing below is in bounds.
+    /// The tape interpreter.
+    ///
+    /// Safety of the unchecked indexing: [`compile`] checks that every register index is below
+    /// `n_regs` and every constant index below `consts.len()`, and input/output element indices
+    /// were generated from the argument sizes that [`Function::check_args`] enforces; `eval`
+    /// checks the workspace holds at least `n_regs` registers before calling this.
     #[inline]
     fn run(&self, inputs: &[&[f64]], outputs: &mut [&mut [f64]], r: &mut [f64]) {
         let c = &self.consts[..];
+        debug_assert!(r.len() >= self.n_regs);
         for ins in &self.instrs {
             let d = ins.dst as usize;
             let a = ins.a as usize;
             let b = ins.b as usize;
-            match ins.op {
-                TapeOp::Input => r[d] = inputs[a][b],
-                TapeOp::Output => outputs[a][b] = r[d],
-                TapeOp::OutputConst => outputs[a][b] = c[d],
-                TapeOp::Const => r[d] = c[a],
-                TapeOp::AddC => r[d] = r[a] + c[b],
-                TapeOp::SubC => r[d] = r[a] - c[b],
-                TapeOp::CSub => r[d] = c[b] - r[a],
-                TapeOp::MulC => r[d] = r[a] * c[b],
-                TapeOp::DivC => r[d] = r[a] / c[b],
-                TapeOp::CDiv => r[d] = c[b] / r[a],
-                TapeOp::Op(op) => {
-                    r[d] = match op {
-                        OpCode::Add => r[a] + r[b],
-                        OpCode::Sub => r[a] - r[b],
-                        OpCode::Mul => r[a] * r[b],
-                        OpCode::Div => r[a] / r[b],
-                        OpCode::Neg => -r[a],
-                        OpCode::Sq => r[a] * r[a],
-                        op if op.is_binary() => op.eval_binary(r[a], r[b]),
-                        op => op.eval_unary(r[a]),
+            // SAFETY: see the doc comment above; all indices were validated.
+            unsafe {
+                let v = match ins.op {
+                    TapeOp::Input => *inputs.get_unchecked(a).get_unchecked(b),
+                    TapeOp::Output => {
+                        *outputs.get_unchecked_mut(a).get_unchecked_mut(b) = *r.get_unchecked(d);
+                        continue;
                     }
-                }
+                    TapeOp::OutputConst => {
+                        *outputs.get_unchecked_mut(a).get_unchecked_mut(b) = *c.get_unchecked(d);
+                        continue;
+                    }
+                    TapeOp::Const => *c.get_unchecked(a),
+                    TapeOp::AddC => *r.get_unchecked(a) + *c.get_unchecked(b),
+                    TapeOp::SubC => *r.get_unchecked(a) - *c.get_unchecked(b),
+                    TapeOp::CSub => *c.get_unchecked(b) - *r.get_unchecked(a),
+                    TapeOp::MulC => *r.get_unchecked(a) * *c.get_unchecked(b),
+                    TapeOp::DivC => *r.get_unchecked(a) / *c.get_unchecked(b),
+                    TapeOp::CDiv => *c.get_unchecked(b) / *r.get_unchecked(a),
+                    TapeOp::Add => *r.get_unchecked(a) + *r.get_unchecked(b),
+                    TapeOp::Sub => *r.get_unchecked(a) - *r.get_unchecked(b),
+                    TapeOp::Mul => *r.get_unchecked(a) * *r.get_unchecked(b),
+                    TapeOp::Div => *r.get_unchecked(a) / *r.get_unchecked(b),
+                    TapeOp::Neg => -*r.get_unchecked(a),
+                    TapeOp::Sq => {
+                        let x = *r.get_unchecked(a);
+                        x * x
+                    }
+                    TapeOp::Sin => r.get_unchecked(a).sin(),
+                    TapeOp::Cos => r.get_unchecked(a).cos(),
+                    TapeOp::Op(op) if op.is_binary() => {
+                        op.eval_binary(*r.get_unchecked(a), *r.get_unchecked(b))
+                    }
+                    TapeOp::Op(op) => op.eval_unary(*r.get_unchecked(a)),
+                };
+                *r.get_unchecked_mut(d) = v;
             }
         }
     }
@@ -244,7 +319,11 @@ impl Function {
             got,
         };
         if inputs.len() != self.input_sizes.len() {
-            return Err(dim("number of inputs".into(), self.input_sizes.len(), inputs.len()));
+            return Err(dim(
+                "number of inputs".into(),
+                self.input_sizes.len(),
+                inputs.len(),
+            ));
         }
         for (i, (x, &n)) in inputs.iter().zip(&self.input_sizes).enumerate() {
             if x.len() != n {
@@ -270,15 +349,18 @@ impl Function {
                 TapeOp::MulC => r[d] = r[a] * c(ins.b),
                 TapeOp::DivC => r[d] = r[a] / c(ins.b),
                 TapeOp::CDiv => r[d] = c(ins.b) / r[a],
-                TapeOp::Op(op) if op.is_binary() => r[d] = Sx::apply_binary(op, r[a], r[b]),
-                TapeOp::Op(op) => r[d] = Sx::apply_unary(op, r[a]),
+                t => match t.opcode() {
+                    Some(op) if op.is_binary() => r[d] = Sx::apply_binary(op, r[a], r[b]),
+                    Some(op) => r[d] = Sx::apply_unary(op, r[a]),
+                    None => {}
+                },
             }
         }
         Ok(out)
     }
 
     /// Fresh input symbols named after this function, and the outputs applied to them.
-    pub fn symbolic(&self) -> Result<(Vec<Vec<Sx>>, Vec<Vec<Sx>>), AdError> {
+    pub fn symbolic(&self) -> Result<SymbolicCall, AdError> {
         let inputs: Vec<Vec<Sx>> = self
             .input_sizes
             .iter()
@@ -478,12 +560,12 @@ fn compile(
                 } else {
                     release(n.b, &mut reads, &loc, &mut free);
                 }
-                (TapeOp::Op(op), ra, rb)
+                (TapeOp::of(op), ra, rb)
             }
             op => {
                 let ra = reg_of(n.a, &loc);
                 release(n.a, &mut reads, &loc, &mut free);
-                (TapeOp::Op(op), ra, 0)
+                (TapeOp::of(op), ra, 0)
             }
         };
         let dst = match free.pop() {
@@ -524,6 +606,7 @@ fn compile(
             }
         }
     }
+    validate_tape(name, &instrs, consts.len(), n_regs, inputs, outputs)?;
     Ok(Function {
         name: name.to_string(),
         input_sizes: inputs.iter().map(|x| x.len()).collect(),
@@ -590,4 +673,52 @@ fn first_dependent(nodes: &[super::sx::Node], outputs: &[&[Sx]], target: u32) ->
         }
     }
     (0, 0)
+}
+
+/// Check every index of a freshly built tape (the interpreter relies on it).
+fn validate_tape(
+    name: &str,
+    instrs: &[Instr],
+    n_consts: usize,
+    n_regs: u32,
+    inputs: &[&[Sx]],
+    outputs: &[&[Sx]],
+) -> Result<(), AdError> {
+    let ok = instrs.iter().all(|ins| {
+        let reg = |x: u32| x < n_regs;
+        let cst = |x: u32| (x as usize) < n_consts;
+        let input = |i: u32, j: u32| {
+            inputs
+                .get(i as usize)
+                .is_some_and(|v| (j as usize) < v.len())
+        };
+        let output = |i: u32, j: u32| {
+            outputs
+                .get(i as usize)
+                .is_some_and(|v| (j as usize) < v.len())
+        };
+        match ins.op {
+            TapeOp::Input => reg(ins.dst) && input(ins.a, ins.b),
+            TapeOp::Output => reg(ins.dst) && output(ins.a, ins.b),
+            TapeOp::OutputConst => cst(ins.dst) && output(ins.a, ins.b),
+            TapeOp::Const => reg(ins.dst) && cst(ins.a),
+            TapeOp::AddC
+            | TapeOp::SubC
+            | TapeOp::CSub
+            | TapeOp::MulC
+            | TapeOp::DivC
+            | TapeOp::CDiv => reg(ins.dst) && reg(ins.a) && cst(ins.b),
+            t => {
+                let binary = t.opcode().is_some_and(|op| op.is_binary());
+                reg(ins.dst) && reg(ins.a) && (!binary || reg(ins.b))
+            }
+        }
+    });
+    if ok {
+        Ok(())
+    } else {
+        Err(AdError::Internal(format!(
+            "tape of `{name}` failed validation"
+        )))
+    }
 }

@@ -84,10 +84,18 @@ impl MappedFunction {
         };
         for (k, (gs, ss)) in instances.iter().enumerate() {
             if gs.len() != in_total {
-                return Err(dim(format!("gather entries of instance {k}"), in_total, gs.len()));
+                return Err(dim(
+                    format!("gather entries of instance {k}"),
+                    in_total,
+                    gs.len(),
+                ));
             }
             if ss.len() != out_total {
-                return Err(dim(format!("scatter entries of instance {k}"), out_total, ss.len()));
+                return Err(dim(
+                    format!("scatter entries of instance {k}"),
+                    out_total,
+                    ss.len(),
+                ));
             }
             for g in gs {
                 let s = g.source as usize;
@@ -160,7 +168,11 @@ impl MappedFunction {
             got,
         };
         if sources.len() != self.n_sources {
-            return Err(dim("number of sources".into(), self.n_sources, sources.len()));
+            return Err(dim(
+                "number of sources".into(),
+                self.n_sources,
+                sources.len(),
+            ));
         }
         for (s, (v, &n)) in sources.iter().zip(&self.source_len).enumerate() {
             if v.len() != n {
@@ -168,7 +180,11 @@ impl MappedFunction {
             }
         }
         if dest.len() != self.dest_len {
-            return Err(dim("length of destination".into(), self.dest_len, dest.len()));
+            return Err(dim(
+                "length of destination".into(),
+                self.dest_len,
+                dest.len(),
+            ));
         }
         ws.ws.reserve_registers(self.f.n_registers());
         let n_in = self.f.n_in();
@@ -183,7 +199,11 @@ impl MappedFunction {
             let mut ins: [&[f64]; 8] = [&[]; 8];
             let mut outs: [&mut [f64]; 8] = Default::default();
             if n_in > 8 || n_out > 8 {
-                return Err(dim("arguments of a mapped function (at most 8)".into(), 8, n_in.max(n_out)));
+                return Err(dim(
+                    "arguments of a mapped function (at most 8)".into(),
+                    8,
+                    n_in.max(n_out),
+                ));
             }
             let mut rest: &[f64] = &ws.inbuf;
             for (i, &n) in self.f.input_sizes().iter().enumerate() {
