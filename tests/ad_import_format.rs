@@ -203,9 +203,12 @@ fn problem_parses_and_compiles() {
     assert_eq!(f, [3.0]);
 }
 
+/// An edit of a problem document.
+type Patch = Box<dyn Fn(&mut Value)>;
+
 #[test]
 fn problem_errors_name_the_field() {
-    let cases: Vec<(Box<dyn Fn(&mut Value)>, &str)> = vec![
+    let cases: Vec<(Patch, &str)> = vec![
         (
             Box::new(|v| v["lbw"][1] = Value::Bool(true)),
             "field `lbw[1]`",

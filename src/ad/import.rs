@@ -14,9 +14,10 @@
 //! are written, every output element written exactly once, sizes of a problem's parts) and
 //! fails with [`AdError::Import`] naming the field or instruction, or with
 //! [`AdError::UnsupportedOp`] naming an op code we do not implement: an unsupported operation is
-//! never turned silently into a wrong function. Replaying the instruction list over [`Sx`]
-//! registers ([`FunctionDoc::call`]) then rebuilds the expression graph (with the arena's
-//! hash-consing and simplifications), which [`Function::new`] compiles into our own tape.
+//! never turned silently into a wrong function. Replaying the instruction list over
+//! [`Sx`](crate::ad::Sx) registers ([`FunctionDoc::call`]) then rebuilds the expression graph
+//! (with the arena's hash-consing and simplifications), which [`Function::new`] compiles into
+//! our own tape.
 
 mod function_doc;
 mod problem;
