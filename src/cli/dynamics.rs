@@ -336,7 +336,8 @@ fn joint_table(model: &Model, map: &Mapping, pin_joints: &[Value]) -> Vec<Value>
     out
 }
 
-fn compare(args: &DynamicsArgs) -> Result<Report, String> {
+/// Compare our values with the reference file of `args` (what [`run`] does, without printing).
+pub fn compare(args: &DynamicsArgs) -> Result<Report, String> {
     let text = std::fs::read_to_string(&args.reference)
         .map_err(|e| format!("{}: {e}", args.reference.display()))?;
     let reference: Value = serde_json::from_str(&text)
