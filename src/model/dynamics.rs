@@ -132,9 +132,11 @@ pub fn crba<'d, S: Scalar>(
         let cols = &mut cols[..joint.nv];
         // Diagonal block.
         for (k, col) in cols.iter().enumerate() {
-            for r in 0..joint.nv {
+            for r in k..joint.nv {
                 let val = project_force(&joint.motion, col, r);
-                data.m[(joint.idx_v + r) * nv + joint.idx_v + k] = val;
+                let (a, b) = (joint.idx_v + r, joint.idx_v + k);
+                data.m[a * nv + b] = val;
+                data.m[b * nv + a] = val;
             }
         }
         // Off-diagonal blocks with every ancestor.

@@ -62,16 +62,6 @@ pub(crate) fn point_velocity<S: Scalar>(m: &Motion<S>, p: &V3<S>) -> V3<S> {
     add(&m.v, &cross(&m.w, p))
 }
 
-/// World-frame twist of velocity column `k` (unit velocity of that coordinate), after
-/// [`forward_kinematics`].
-#[inline(always)]
-pub(crate) fn world_column<S: Scalar>(model: &Model, data: &Data<S>, k: usize) -> Motion<S> {
-    let j = model.v_joint[k];
-    let joint = &model.joints[j];
-    let s = subspace_column::<S>(&joint.motion, k - joint.idx_v);
-    data.o_m_i[j].act_motion(&s)
-}
-
 /// The 6 × nv Jacobian of frame `frame` (rows: linear then angular), written row-major into
 /// `out` (length `6 nv`), so that `[v; ω] = J q̇`-style products give the frame's twist in the
 /// chosen [`ReferenceFrame`]. Uses `o_m_i` from [`forward_kinematics`].
