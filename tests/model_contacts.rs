@@ -1,5 +1,6 @@
 //! Contacts: signed distances and Jacobians against finite differences, orthonormal tangents,
 //! rolling without slip, validation.
+#![allow(clippy::needless_range_loop)]
 
 mod common;
 
@@ -35,7 +36,9 @@ fn spec(frame: &str, radius: f64, surface: SurfaceSpec) -> ContactSpec {
 }
 
 fn state(model: &Model) -> (Vec<f64>, Vec<f64>) {
-    let mut q: Vec<f64> = (0..model.nq).map(|i| 0.3 * ((i as f64) * 1.7).sin()).collect();
+    let mut q: Vec<f64> = (0..model.nq)
+        .map(|i| 0.3 * ((i as f64) * 1.7).sin())
+        .collect();
     if model.root == RootJoint::Floating {
         let quat = [0.2, -0.3, 0.1, 0.9];
         let n = quat.iter().map(|x: &f64| x * x).sum::<f64>().sqrt();
@@ -71,7 +74,11 @@ fn check_normal_jacobian(model: &Model, contact: &Contact) {
 
 #[test]
 fn ground_plane_and_sphere_distances_and_normal_jacobians() {
-    for root in [RootJoint::Floating, RootJoint::FloatingZyx, RootJoint::Fixed] {
+    for root in [
+        RootJoint::Floating,
+        RootJoint::FloatingZyx,
+        RootJoint::Fixed,
+    ] {
         let model = solo(root);
         let ground = spec("FL_FOOT", 0.02, SurfaceSpec::Ground { height: -0.3 })
             .resolve(&model)
@@ -136,8 +143,12 @@ fn point_contact_tangents_complete_an_orthonormal_frame() {
     let mut j = vec![0.0; 6 * nv];
     frame_jacobian(&model, &d, fid, ReferenceFrame::LocalWorldAligned, &mut j).unwrap();
     let x = fesdj_mpc::model::frame_placement(&model, &d, fid);
-    let tw: Vec<f64> = (0..6).map(|r| (0..nv).map(|c| j[r * nv + c] * v[c]).sum()).collect();
-    let arm: Vec<f64> = (0..3).map(|i| (0..3).map(|k| x.r[i][k] * [0.01, -0.02, 0.005][k]).sum()).collect();
+    let tw: Vec<f64> = (0..6)
+        .map(|r| (0..nv).map(|c| j[r * nv + c] * v[c]).sum())
+        .collect();
+    let arm: Vec<f64> = (0..3)
+        .map(|i| (0..3).map(|k| x.r[i][k] * [0.01, -0.02, 0.005][k]).sum())
+        .collect();
     let vp = [
         tw[0] + tw[4] * arm[2] - tw[5] * arm[1],
         tw[1] + tw[5] * arm[0] - tw[3] * arm[2],
@@ -152,7 +163,11 @@ fn point_contact_tangents_complete_an_orthonormal_frame() {
 #[test]
 fn a_rolling_ball_does_not_slip() {
     let r = 0.1;
-    for root in [RootJoint::Floating, RootJoint::FloatingZyx, RootJoint::PlanarXz] {
+    for root in [
+        RootJoint::Floating,
+        RootJoint::FloatingZyx,
+        RootJoint::PlanarXz,
+    ] {
         let model = Model::from_urdf_str(
             BALL,
             &ModelOptions {
@@ -194,7 +209,10 @@ fn a_rolling_ball_does_not_slip() {
         let (mut jn, mut jt) = (vec![0.0; nv], vec![0.0; c.tangent_dim * nv]);
         let dist = contact_jacobians(&model, &d, &c, &mut jn, &mut jt).unwrap();
         assert!(dist.abs() < 1e-15);
-        assert_eq!(c.tangent_dim, if root == RootJoint::PlanarXz { 1 } else { 2 });
+        assert_eq!(
+            c.tangent_dim,
+            if root == RootJoint::PlanarXz { 1 } else { 2 }
+        );
         for row in jt.chunks(nv) {
             let slip: f64 = row.iter().zip(&v).map(|(a, b)| a * b).sum();
             assert!(slip.abs() < 1e-15, "{root:?}: slip {slip}");
@@ -214,7 +232,10 @@ fn invalid_contacts_are_rejected_with_the_contact_name() {
     let ground = SurfaceSpec::Ground { height: 0.0 };
     let mut s = spec("FL_FOOT", -1.0, ground.clone());
     let e = s.resolve(&model).unwrap_err();
-    assert!(matches!(&e, ModelError::InvalidContact { name, .. } if name == "FL_FOOT_contact"), "{e}");
+    assert!(
+        matches!(&e, ModelError::InvalidContact { name, .. } if name == "FL_FOOT_contact"),
+        "{e}"
+    );
     s.radius = 0.0;
     s.restitution = 1.5;
     assert!(s.resolve(&model).is_err());

@@ -1,14 +1,15 @@
 //! Invariants of the model algorithms: M symmetric positive definite, rnea/crba/aba agreement,
 //! energy balance on a short simulation, floating_zyx and planar bases vs the free-flyer,
 //! Jacobians vs finite differences, integrate/difference.
+#![allow(clippy::needless_range_loop)]
 
 mod common;
 
 use fesdj_mpc::model::configuration::{zyx_to_quaternion, zyx_velocity_map};
 use fesdj_mpc::model::{
     aba, crba, difference, forward_kinematics, frame_jacobian, frame_placement, integrate,
-    kinetic_energy, neutral, nonlinear_effects, potential_energy, rnea, Data, Model,
-    ModelOptions, ReferenceFrame, RootJoint,
+    kinetic_energy, neutral, nonlinear_effects, potential_energy, rnea, Data, Model, ModelOptions,
+    ReferenceFrame, RootJoint,
 };
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -66,7 +67,7 @@ fn is_positive_definite(m: &[f64], n: usize) -> bool {
         for k in 0..j {
             d -= l[j * n + k] * l[j * n + k];
         }
-        if !(d > 0.0) {
+        if d.is_nan() || d <= 0.0 {
             return false;
         }
         let d = d.sqrt();
@@ -100,16 +101,26 @@ fn mass_matrix_symmetric_positive_definite_and_consistent() {
                 }
             }
             assert!(is_positive_definite(&m, nv), "{robot} {root:?}");
-            let h = nonlinear_effects(&model, &mut data, &q, &v).unwrap().to_vec();
+            let h = nonlinear_effects(&model, &mut data, &q, &v)
+                .unwrap()
+                .to_vec();
             let tau = rnea(&model, &mut data, &q, &v, &a).unwrap().to_vec();
             for i in 0..nv {
                 let ma: f64 = (0..nv).map(|j| m[i * nv + j] * a[j]).sum();
                 let scale = 1.0 + tau[i].abs();
-                assert!((ma + h[i] - tau[i]).abs() < 1e-10 * scale, "{robot} {root:?}");
+                assert!(
+                    (ma + h[i] - tau[i]).abs() < 1e-10 * scale,
+                    "{robot} {root:?}"
+                );
             }
             let qdd = aba(&model, &mut data, &q, &v, &tau).unwrap().to_vec();
             for i in 0..nv {
-                assert!((qdd[i] - a[i]).abs() < 1e-7 * (1.0 + a[i].abs()), "{robot} {root:?} {i}: {} vs {}", qdd[i], a[i]);
+                assert!(
+                    (qdd[i] - a[i]).abs() < 1e-7 * (1.0 + a[i].abs()),
+                    "{robot} {root:?} {i}: {} vs {}",
+                    qdd[i],
+                    a[i]
+                );
             }
         }
     }
@@ -154,9 +165,20 @@ fn energy_balance_on_a_short_simulation() {
             let step = |x: &[f64], k: &[f64], h: f64| -> Vec<f64> {
                 x.iter().zip(k).map(|(a, b)| a + h * b).collect()
             };
-            let (k2q, k2v, k2w) = deriv(&mut data, t + dt / 2.0, &step(&q, &k1q, dt / 2.0), &step(&v, &k1v, dt / 2.0));
-            let (k3q, k3v, k3w) = deriv(&mut data, t + dt / 2.0, &step(&q, &k2q, dt / 2.0), &step(&v, &k2v, dt / 2.0));
-            let (k4q, k4v, k4w) = deriv(&mut data, t + dt, &step(&q, &k3q, dt), &step(&v, &k3v, dt));
+            let (k2q, k2v, k2w) = deriv(
+                &mut data,
+                t + dt / 2.0,
+                &step(&q, &k1q, dt / 2.0),
+                &step(&v, &k1v, dt / 2.0),
+            );
+            let (k3q, k3v, k3w) = deriv(
+                &mut data,
+                t + dt / 2.0,
+                &step(&q, &k2q, dt / 2.0),
+                &step(&v, &k2v, dt / 2.0),
+            );
+            let (k4q, k4v, k4w) =
+                deriv(&mut data, t + dt, &step(&q, &k3q, dt), &step(&v, &k3v, dt));
             for i in 0..nv {
                 q[i] += dt / 6.0 * (k1q[i] + 2.0 * k2q[i] + 2.0 * k3q[i] + k4q[i]);
                 v[i] += dt / 6.0 * (k1v[i] + 2.0 * k2v[i] + 2.0 * k3v[i] + k4v[i]);
@@ -166,7 +188,11 @@ fn energy_balance_on_a_short_simulation() {
         }
         let e1 = energy(&mut data, &q, &v);
         let err = (e1 - e0 - work).abs();
-        assert!(err < 1e-7 * (1.0 + e0.abs()), "{robot} {root:?}: ΔE = {}, W = {work}, err {err:e}", e1 - e0);
+        assert!(
+            err < 1e-7 * (1.0 + e0.abs()),
+            "{robot} {root:?}: ΔE = {}, W = {work}, err {err:e}",
+            e1 - e0
+        );
     }
 }
 
@@ -178,7 +204,9 @@ fn zyx_to_ff(q: &[f64], qd: &[f64]) -> (Vec<f64>, Vec<f64>, [[f64; 6]; 6]) {
     qf.extend_from_slice(&quat);
     qf.extend_from_slice(&q[6..]);
     let t = zyx_velocity_map(&root);
-    let mut vf: Vec<f64> = (0..6).map(|i| (0..6).map(|k| t[i][k] * qd[k]).sum()).collect();
+    let mut vf: Vec<f64> = (0..6)
+        .map(|i| (0..6).map(|k| t[i][k] * qd[k]).sum())
+        .collect();
     vf.extend_from_slice(&qd[6..]);
     (qf, vf, t)
 }
@@ -227,13 +255,19 @@ fn floating_zyx_matches_free_flyer_through_the_velocity_map() {
         };
         let (vp, vm) = (vel_at(eps), vel_at(-eps));
         let af: Vec<f64> = (0..nv)
-            .map(|i| (0..nv).map(|k| tf(i, k) * qdd[k]).sum::<f64>() + (vp[i] - vm[i]) / (2.0 * eps))
+            .map(|i| {
+                (0..nv).map(|k| tf(i, k) * qdd[k]).sum::<f64>() + (vp[i] - vm[i]) / (2.0 * eps)
+            })
             .collect();
         let tau_f = rnea(&ff, &mut df, &qf, &vf, &af).unwrap().to_vec();
         let tau_z = rnea(&zyx, &mut dz, &q, &qd, &qdd).unwrap().to_vec();
         for i in 0..nv {
             let s: f64 = (0..nv).map(|a| tf(a, i) * tau_f[a]).sum();
-            assert!((s - tau_z[i]).abs() < 1e-7 * (1.0 + s.abs()), "tau[{i}]: {s} vs {}", tau_z[i]);
+            assert!(
+                (s - tau_z[i]).abs() < 1e-7 * (1.0 + s.abs()),
+                "tau[{i}]: {s} vs {}",
+                tau_z[i]
+            );
         }
     }
 }
@@ -242,7 +276,10 @@ fn floating_zyx_matches_free_flyer_through_the_velocity_map() {
 fn planar_bases_are_restrictions_of_floating_zyx() {
     let zyx = load("solo12", RootJoint::FloatingZyx);
     let mut dz = Data::new(&zyx);
-    for (root, kept) in [(RootJoint::PlanarXz, [0usize, 2, 4]), (RootJoint::PlanarXy, [0, 1, 3])] {
+    for (root, kept) in [
+        (RootJoint::PlanarXz, [0usize, 2, 4]),
+        (RootJoint::PlanarXy, [0, 1, 3]),
+    ] {
         let planar = load("solo12", root);
         let mut dp = Data::new(&planar);
         let mut rng = StdRng::seed_from_u64(5);
@@ -265,7 +302,9 @@ fn planar_bases_are_restrictions_of_floating_zyx() {
                 assert!((mp[a * np + b] - mz[ia * nz + ib]).abs() < 1e-13);
             }
         }
-        let hp = nonlinear_effects(&planar, &mut dp, &q, &v).unwrap().to_vec();
+        let hp = nonlinear_effects(&planar, &mut dp, &q, &v)
+            .unwrap()
+            .to_vec();
         let hz = nonlinear_effects(&zyx, &mut dz, &qz, &vz).unwrap().to_vec();
         for (a, &ia) in idx.iter().enumerate() {
             assert!((hp[a] - hz[ia]).abs() < 1e-12, "{root:?}");
@@ -299,13 +338,21 @@ fn frame_jacobians_match_finite_differences() {
         forward_kinematics(&model, &mut data, &q).unwrap();
         let x = frame_placement(&model, &data, fid);
         let mut jac = [vec![0.0; 6 * nv], vec![0.0; 6 * nv], vec![0.0; 6 * nv]];
-        for (k, rf) in [ReferenceFrame::LocalWorldAligned, ReferenceFrame::Local, ReferenceFrame::World]
-            .into_iter()
-            .enumerate()
+        for (k, rf) in [
+            ReferenceFrame::LocalWorldAligned,
+            ReferenceFrame::Local,
+            ReferenceFrame::World,
+        ]
+        .into_iter()
+        .enumerate()
         {
             frame_jacobian(&model, &data, fid, rf, &mut jac[k]).unwrap();
         }
-        let jv = |j: &[f64]| -> Vec<f64> { (0..6).map(|r| (0..nv).map(|c| j[r * nv + c] * v[c]).sum()).collect() };
+        let jv = |j: &[f64]| -> Vec<f64> {
+            (0..6)
+                .map(|r| (0..nv).map(|c| j[r * nv + c] * v[c]).sum())
+                .collect()
+        };
         let (lwa, local, world) = (jv(&jac[0]), jv(&jac[1]), jv(&jac[2]));
         // Finite differences along q ⊕ ±εv.
         let eps = 1e-6;
@@ -320,9 +367,14 @@ fn frame_jacobians_match_finite_differences() {
         let mut rdot_rt = [[0.0; 3]; 3];
         for i in 0..3 {
             for j in 0..3 {
-                rdot_rt[i][j] = (0..3).map(|k| (xp.r[i][k] - xm.r[i][k]) / (2.0 * eps) * x.r[j][k]).sum();
+                rdot_rt[i][j] = (0..3)
+                    .map(|k| (xp.r[i][k] - xm.r[i][k]) / (2.0 * eps) * x.r[j][k])
+                    .sum();
             }
-            assert!(((xp.p[i] - xm.p[i]) / (2.0 * eps) - lwa[i]).abs() < 1e-6, "{robot} lin");
+            assert!(
+                ((xp.p[i] - xm.p[i]) / (2.0 * eps) - lwa[i]).abs() < 1e-6,
+                "{robot} lin"
+            );
         }
         let w = skew_inv(&rdot_rt);
         for i in 0..3 {
@@ -336,7 +388,10 @@ fn frame_jacobians_match_finite_differences() {
                 lwa[5] * x.p[0] - lwa[3] * x.p[2],
                 lwa[3] * x.p[1] - lwa[4] * x.p[0],
             ];
-            assert!((lwa[i] - wxp[i] - world[i]).abs() < 1e-12 && (world[3 + i] - lwa[3 + i]).abs() < 1e-15);
+            assert!(
+                (lwa[i] - wxp[i] - world[i]).abs() < 1e-12
+                    && (world[3 + i] - lwa[3 + i]).abs() < 1e-15
+            );
         }
     }
 }
@@ -347,7 +402,10 @@ fn integrate_and_difference_are_inverse() {
     let mut rng = StdRng::seed_from_u64(13);
     for scale in [1.0, 1e-3, 1e-9, 0.0] {
         let q = random_q(&model, &mut rng);
-        let v: Vec<f64> = random_v(model.nv, &mut rng).iter().map(|x| x * scale).collect();
+        let v: Vec<f64> = random_v(model.nv, &mut rng)
+            .iter()
+            .map(|x| x * scale)
+            .collect();
         let mut q1 = vec![0.0; model.nq];
         integrate(&model, &q, &v, &mut q1).unwrap();
         let n: f64 = q1[3..7].iter().map(|x| x * x).sum::<f64>();
@@ -355,7 +413,10 @@ fn integrate_and_difference_are_inverse() {
         let mut back = vec![0.0; model.nv];
         difference(&model, &q, &q1, &mut back).unwrap();
         for i in 0..model.nv {
-            assert!((back[i] - v[i]).abs() < 1e-11, "scale {scale}: {back:?} vs {v:?}");
+            assert!(
+                (back[i] - v[i]).abs() < 1e-11,
+                "scale {scale}: {back:?} vs {v:?}"
+            );
         }
     }
     let q0 = neutral(&model);

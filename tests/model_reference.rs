@@ -1,5 +1,6 @@
 //! Our dynamics against Pinocchio on real URDFs, through the `fesdj dynamics` comparison:
 //! M, nle, gravity, rnea, aba, com, frame placements and LOCAL_WORLD_ALIGNED Jacobians.
+#![allow(clippy::needless_range_loop)]
 
 mod common;
 

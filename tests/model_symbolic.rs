@@ -1,6 +1,7 @@
 //! The model algorithms instantiated with the symbolic `Sx`: compiled tapes equal the f64
 //! evaluation, and the Jacobian of rnea from `ad` matches finite differences and Pinocchio's
 //! `computeRNEADerivatives`.
+#![allow(clippy::needless_range_loop)]
 
 mod common;
 
@@ -50,7 +51,10 @@ fn dense(pattern: &SparsityPattern, nz: &[f64]) -> Vec<Vec<f64>> {
 fn assert_close(a: &[f64], b: &[f64], tol: f64, what: &str) {
     assert_eq!(a.len(), b.len(), "{what}");
     for (i, (x, y)) in a.iter().zip(b).enumerate() {
-        assert!((x - y).abs() <= tol * (1.0 + y.abs()), "{what}[{i}]: {x} vs {y}");
+        assert!(
+            (x - y).abs() <= tol * (1.0 + y.abs()),
+            "{what}[{i}]: {x} vs {y}"
+        );
     }
 }
 
@@ -78,7 +82,11 @@ fn symbolic_instantiation_equals_f64() {
         .resolve(&model)
         .unwrap();
         let nt = contact.tangent_dim;
-        let (q, v, a) = (Sx::sym_vec("q", nq), Sx::sym_vec("v", nv), Sx::sym_vec("a", nv));
+        let (q, v, a) = (
+            Sx::sym_vec("q", nq),
+            Sx::sym_vec("v", nv),
+            Sx::sym_vec("a", nv),
+        );
         let mut ds = Data::<Sx>::new(&model);
         let tau = rnea(&model, &mut ds, &q, &v, &a).unwrap().to_vec();
         let m = crba(&model, &mut ds, &q).unwrap().to_vec();
@@ -87,7 +95,10 @@ fn symbolic_instantiation_equals_f64() {
         forward_kinematics(&model, &mut ds, &q).unwrap();
         let mut jac = vec![<Sx as Scalar>::zero(); 6 * nv];
         frame_jacobian(&model, &ds, fid, ReferenceFrame::Local, &mut jac).unwrap();
-        let (mut jn, mut jt) = (vec![<Sx as Scalar>::zero(); nv], vec![<Sx as Scalar>::zero(); nt * nv]);
+        let (mut jn, mut jt) = (
+            vec![<Sx as Scalar>::zero(); nv],
+            vec![<Sx as Scalar>::zero(); nt * nv],
+        );
         let dist = contact_jacobians(&model, &ds, &contact, &mut jn, &mut jt).unwrap();
         let mut all = tau.clone();
         all.extend(&m);
@@ -165,17 +176,31 @@ fn rnea_jacobian_matches_finite_differences() {
         let eps = 1e-6;
         for k in 0..nv {
             for (which, jac) in [(0, &dq), (1, &dv)] {
-                let (mut xp, mut xm) = if which == 0 { (q.clone(), q.clone()) } else { (v.clone(), v.clone()) };
+                let (mut xp, mut xm) = if which == 0 {
+                    (q.clone(), q.clone())
+                } else {
+                    (v.clone(), v.clone())
+                };
                 xp[k] += eps;
                 xm[k] -= eps;
                 let (tp, tm) = if which == 0 {
-                    (rnea(&model, &mut d, &xp, &v, &a).unwrap().to_vec(), rnea(&model, &mut d, &xm, &v, &a).unwrap().to_vec())
+                    (
+                        rnea(&model, &mut d, &xp, &v, &a).unwrap().to_vec(),
+                        rnea(&model, &mut d, &xm, &v, &a).unwrap().to_vec(),
+                    )
                 } else {
-                    (rnea(&model, &mut d, &q, &xp, &a).unwrap().to_vec(), rnea(&model, &mut d, &q, &xm, &a).unwrap().to_vec())
+                    (
+                        rnea(&model, &mut d, &q, &xp, &a).unwrap().to_vec(),
+                        rnea(&model, &mut d, &q, &xm, &a).unwrap().to_vec(),
+                    )
                 };
                 for r in 0..nv {
                     let fd = (tp[r] - tm[r]) / (2.0 * eps);
-                    assert!((fd - jac[r][k]).abs() < 1e-6 * (1.0 + fd.abs()), "{robot} d{which}[{r}][{k}]: {fd} vs {}", jac[r][k]);
+                    assert!(
+                        (fd - jac[r][k]).abs() < 1e-6 * (1.0 + fd.abs()),
+                        "{robot} d{which}[{r}][{k}]: {fd} vs {}",
+                        jac[r][k]
+                    );
                 }
             }
         }
@@ -193,7 +218,12 @@ fn rnea_jacobian_matches_pinocchio_derivatives() {
         let reference = common::read_json(&common::reference_json(robot));
         let variant = &reference["variants"]["fixed_base"];
         // Pinocchio's joint order is ours for these robots (depth-first, declaration order).
-        let names: Vec<&str> = variant["joint_names"].as_array().unwrap().iter().map(|x| x.as_str().unwrap()).collect();
+        let names: Vec<&str> = variant["joint_names"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_str().unwrap())
+            .collect();
         let ours: Vec<&str> = model.joints.iter().map(|j| j.name.as_str()).collect();
         assert_eq!(names, ours, "{robot}");
         let mut checked = 0;

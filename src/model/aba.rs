@@ -1,5 +1,8 @@
 //! Forward dynamics by the articulated-body algorithm (Featherstone), in local joint frames.
 
+// Small fixed-size linear algebra reads best with explicit indices.
+#![allow(clippy::needless_range_loop)]
+
 use super::data::Data;
 use super::error::{check_len, ModelError};
 use super::joint::{

@@ -126,7 +126,10 @@ pub fn difference<S: Scalar>(
                 let ra = quat_to_matrix(a[0], a[1], a[2], a[3]);
                 let dp = mtv(
                     &ra,
-                    &sub(&[q1[iq], q1[iq + 1], q1[iq + 2]], &[q0[iq], q0[iq + 1], q0[iq + 2]]),
+                    &sub(
+                        &[q1[iq], q1[iq + 1], q1[iq + 2]],
+                        &[q0[iq], q0[iq + 1], q0[iq + 2]],
+                    ),
                 );
                 let rel = quat_mul(&[-a[0], -a[1], -a[2], a[3]], &b);
                 let (v, w) = log6(&dp, &rel);

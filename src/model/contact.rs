@@ -12,8 +12,8 @@
 
 use super::data::Data;
 use super::error::{check_len, ModelError};
-use super::kinematics::{frame_placement, point_velocity};
 use super::joint::subspace_column;
+use super::kinematics::{frame_placement, point_velocity};
 use super::spatial::{cross, dot, scale, sub, v3_from, Motion, V3};
 use super::structure::{Model, RootJoint};
 use crate::ad::Scalar;
@@ -131,12 +131,14 @@ impl ContactSpec {
             name: self.name.clone(),
             why,
         };
-        let frame = model.frame_id(&self.frame).map_err(|e| bad(e.to_string()))?;
+        let frame = model
+            .frame_id(&self.frame)
+            .map_err(|e| bad(e.to_string()))?;
         let surface = match &self.surface {
             SurfaceSpec::Ground { height } => Surface::Ground { height: *height },
             SurfaceSpec::Plane { normal, offset } => {
                 let n = (normal[0].powi(2) + normal[1].powi(2) + normal[2].powi(2)).sqrt();
-                if !(n > 1e-12) || !n.is_finite() {
+                if n.is_nan() || n <= 1e-12 || !n.is_finite() {
                     return Err(bad("plane normal must be a finite non-zero vector".into()));
                 }
                 Surface::Plane {
@@ -206,7 +208,7 @@ impl Contact {
             }
             Surface::Plane { normal, offset } => {
                 let n = dot(normal, normal);
-                if !((n - 1.0).abs() < 1e-9) || !offset.is_finite() {
+                if (n - 1.0).abs().is_nan() || (n - 1.0).abs() >= 1e-9 || !offset.is_finite() {
                     return Err(bad("plane needs a unit normal and a finite offset"));
                 }
             }
@@ -218,7 +220,7 @@ impl Contact {
                 if *f2 >= model.frames.len() {
                     return Err(bad("unknown frame index of the other sphere"));
                 }
-                if !o2.iter().all(|x| x.is_finite()) || !(*r2 >= 0.0 && r2.is_finite()) {
+                if !(o2.iter().all(|x| x.is_finite()) && *r2 >= 0.0 && r2.is_finite()) {
                     return Err(bad("other sphere needs a finite offset and radius >= 0"));
                 }
             }
@@ -322,7 +324,19 @@ pub fn contact_jacobians<S: Scalar>(
     // Lever arms from the centre to the contact point, as (−r n): slip = ṗ + ω × (−r n).
     let p1 = centre(model, data, contact.frame, &contact.offset);
     let arm1 = scale(&n, S::from_f64(-contact.radius));
-    accumulate(model, data, contact.frame, &p1, &arm1, &n, &t, contact.tangent_dim, S::one(), jn, jt);
+    accumulate(
+        model,
+        data,
+        contact.frame,
+        &p1,
+        &arm1,
+        &n,
+        &t,
+        contact.tangent_dim,
+        S::one(),
+        jn,
+        jt,
+    );
     if let Surface::Sphere {
         frame,
         offset,
@@ -331,7 +345,19 @@ pub fn contact_jacobians<S: Scalar>(
     {
         let p2 = centre(model, data, *frame, offset);
         let arm2 = scale(&n, S::from_f64(*radius));
-        accumulate(model, data, *frame, &p2, &arm2, &n, &t, contact.tangent_dim, -S::one(), jn, jt);
+        accumulate(
+            model,
+            data,
+            *frame,
+            &p2,
+            &arm2,
+            &n,
+            &t,
+            contact.tangent_dim,
+            -S::one(),
+            jn,
+            jt,
+        );
     }
     Ok(dist)
 }

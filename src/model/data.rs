@@ -62,7 +62,11 @@ impl<S: Scalar> Data<S> {
         let nv = model.nv;
         let g = model.gravity;
         Data {
-            placements: model.joints.iter().map(|j| Se3::from_f64(&j.placement)).collect(),
+            placements: model
+                .joints
+                .iter()
+                .map(|j| Se3::from_f64(&j.placement))
+                .collect(),
             inertias: model
                 .joints
                 .iter()

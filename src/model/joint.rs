@@ -17,9 +17,21 @@ pub fn joint_placement<S: Scalar>(motion: &JointMotion, placement: &Se3<S>, q: &
         JointMotion::Prismatic(axis) => {
             let t = q[0];
             let d: V3<S> = match axis {
-                Axis::X => [placement.r[0][0] * t, placement.r[1][0] * t, placement.r[2][0] * t],
-                Axis::Y => [placement.r[0][1] * t, placement.r[1][1] * t, placement.r[2][1] * t],
-                Axis::Z => [placement.r[0][2] * t, placement.r[1][2] * t, placement.r[2][2] * t],
+                Axis::X => [
+                    placement.r[0][0] * t,
+                    placement.r[1][0] * t,
+                    placement.r[2][0] * t,
+                ],
+                Axis::Y => [
+                    placement.r[0][1] * t,
+                    placement.r[1][1] * t,
+                    placement.r[2][1] * t,
+                ],
+                Axis::Z => [
+                    placement.r[0][2] * t,
+                    placement.r[1][2] * t,
+                    placement.r[2][2] * t,
+                ],
                 Axis::Unaligned(u) => {
                     let us = [S::from_f64(u[0]), S::from_f64(u[1]), S::from_f64(u[2])];
                     scale(&mv(&placement.r, &us), t)

@@ -26,6 +26,7 @@ pub mod contact;
 mod data;
 mod dynamics;
 mod error;
+pub mod inertia;
 mod joint;
 mod kinematics;
 pub mod spatial;
@@ -33,7 +34,9 @@ mod structure;
 mod urdf;
 
 pub use aba::aba;
-pub use com::{center_of_mass, kinetic_energy, potential_energy, total_mass, total_mass_with_world};
+pub use com::{
+    center_of_mass, kinetic_energy, potential_energy, total_mass, total_mass_with_world,
+};
 pub use configuration::{difference, integrate, neutral};
 pub use contact::{contact_jacobians, signed_distance, Contact, ContactSpec, Surface, SurfaceSpec};
 pub use data::Data;

@@ -1,6 +1,9 @@
 //! URDF → [`Model`]: parsing (through `urdf-rs`), validation with errors that name the element,
 //! and the Pinocchio-style tree build (fixed joints folded into their parent bodies as frames).
 
+// Small fixed-size linear algebra reads best with explicit indices.
+#![allow(clippy::needless_range_loop)]
+
 use super::error::ModelError;
 use super::spatial::{mtm, rpy_to_matrix, skew, RigidInertia, Se3};
 use super::structure::{
@@ -22,7 +25,10 @@ const KNOWN_JOINT_TYPES: [&str; 7] = [
 
 impl Model {
     /// Read a URDF file and build the model.
-    pub fn from_urdf_file(path: impl AsRef<Path>, options: &ModelOptions) -> Result<Model, ModelError> {
+    pub fn from_urdf_file(
+        path: impl AsRef<Path>,
+        options: &ModelOptions,
+    ) -> Result<Model, ModelError> {
         let path = path.as_ref();
         let text = std::fs::read_to_string(path).map_err(|source| ModelError::Io {
             file: path.display().to_string(),
@@ -34,7 +40,8 @@ impl Model {
     /// Parse a URDF document and build the model.
     pub fn from_urdf_str(urdf: &str, options: &ModelOptions) -> Result<Model, ModelError> {
         check_joint_types(urdf)?;
-        let robot = urdf_rs::read_from_string(urdf).map_err(|e| ModelError::Parse(e.to_string()))?;
+        let robot =
+            urdf_rs::read_from_string(urdf).map_err(|e| ModelError::Parse(e.to_string()))?;
         build(&robot, options)
     }
 }
@@ -117,7 +124,11 @@ fn pose_to_se3(p: &urdf_rs::Pose) -> Se3<f64> {
 /// Check that a symmetric 3×3 matrix is positive semi-definite (all principal minors ≥ 0, with
 /// a relative tolerance for rounding in the file).
 fn check_psd(link: &str, i: &[[f64; 3]; 3]) -> Result<(), ModelError> {
-    let scale = i[0][0].abs().max(i[1][1].abs()).max(i[2][2].abs()).max(1e-300);
+    let scale = i[0][0]
+        .abs()
+        .max(i[1][1].abs())
+        .max(i[2][2].abs())
+        .max(1e-300);
     let tol = 1e-10;
     for k in 0..3 {
         if i[k][k] < -tol * scale {
@@ -159,8 +170,16 @@ fn link_inertia(link: &urdf_rs::Link) -> Result<RigidInertia<f64>, ModelError> {
         [t.ixz, t.iyz, t.izz],
     ];
     finite(&el, "inertial/mass", &[inl.mass.value])?;
-    finite(&el, "inertial/inertia", &[t.ixx, t.ixy, t.ixz, t.iyy, t.iyz, t.izz])?;
-    finite(&el, "inertial/origin", &[inl.origin.xyz.0, inl.origin.rpy.0].concat())?;
+    finite(
+        &el,
+        "inertial/inertia",
+        &[t.ixx, t.ixy, t.ixz, t.iyy, t.iyz, t.izz],
+    )?;
+    finite(
+        &el,
+        "inertial/origin",
+        &[inl.origin.xyz.0, inl.origin.rpy.0].concat(),
+    )?;
     if inl.mass.value < 0.0 {
         return Err(ModelError::NegativeMass {
             link: link.name.clone(),
@@ -227,7 +246,12 @@ fn build(robot: &urdf_rs::Robot, options: &ModelOptions) -> Result<Model, ModelE
         not_nan(
             &el,
             "limit",
-            &[j.limit.lower, j.limit.upper, j.limit.velocity, j.limit.effort],
+            &[
+                j.limit.lower,
+                j.limit.upper,
+                j.limit.velocity,
+                j.limit.effort,
+            ],
         )?;
         match j.joint_type {
             urdf_rs::JointType::Revolute
@@ -249,18 +273,19 @@ fn build(robot: &urdf_rs::Robot, options: &ModelOptions) -> Result<Model, ModelE
                 });
             }
         }
-        let p = *link_index
-            .get(j.parent.link.as_str())
-            .ok_or_else(|| ModelError::UnknownParentLink {
+        let p = *link_index.get(j.parent.link.as_str()).ok_or_else(|| {
+            ModelError::UnknownParentLink {
                 joint: j.name.clone(),
                 link: j.parent.link.clone(),
-            })?;
-        let c = *link_index
-            .get(j.child.link.as_str())
-            .ok_or_else(|| ModelError::UnknownChildLink {
-                joint: j.name.clone(),
-                link: j.child.link.clone(),
-            })?;
+            }
+        })?;
+        let c =
+            *link_index
+                .get(j.child.link.as_str())
+                .ok_or_else(|| ModelError::UnknownChildLink {
+                    joint: j.name.clone(),
+                    link: j.child.link.clone(),
+                })?;
         if let Some(first) = parent_joint[c] {
             return Err(ModelError::TwoParents {
                 link: j.child.link.clone(),
@@ -353,6 +378,7 @@ fn build(robot: &urdf_rs::Robot, options: &ModelOptions) -> Result<Model, ModelE
 }
 
 impl Builder<'_> {
+    #[allow(clippy::too_many_arguments)]
     fn push_joint(
         &mut self,
         name: String,

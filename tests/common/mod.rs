@@ -46,7 +46,11 @@ pub fn reference_dir() -> PathBuf {
             Ok(o) if o.status.success() => {
                 let _ = std::fs::remove_dir_all(&dir);
                 if std::fs::rename(&tmp, &dir).is_err() && !dir.exists() {
-                    return Err(format!("cannot move {} to {}", tmp.display(), dir.display()));
+                    return Err(format!(
+                        "cannot move {} to {}",
+                        tmp.display(),
+                        dir.display()
+                    ));
                 }
                 let _ = std::fs::remove_dir_all(&tmp);
                 Ok(dir)
@@ -72,7 +76,9 @@ pub fn urdf(robot: &str) -> PathBuf {
 
 /// Reference JSON of a robot.
 pub fn reference_json(robot: &str) -> PathBuf {
-    reference_dir().join("dynamics").join(format!("{robot}.json"))
+    reference_dir()
+        .join("dynamics")
+        .join(format!("{robot}.json"))
 }
 
 /// `../shared/reference` next to the repository, if present.
