@@ -32,7 +32,11 @@ static GLOBAL: Counting = Counting;
 
 #[test]
 fn algorithms_do_not_allocate() {
-    for root in [RootJoint::Floating, RootJoint::FloatingZyx, RootJoint::Fixed] {
+    for root in [
+        RootJoint::Floating,
+        RootJoint::FloatingZyx,
+        RootJoint::Fixed,
+    ] {
         let model = Model::from_urdf_file(
             common::urdf("solo12"),
             &ModelOptions {

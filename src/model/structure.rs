@@ -297,3 +297,28 @@ impl Model {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn root_joint_names_are_snake_case() {
+        for (root, name) in [
+            (RootJoint::Fixed, "fixed"),
+            (RootJoint::Floating, "floating"),
+            (RootJoint::FloatingZyx, "floating_zyx"),
+            (RootJoint::PlanarXz, "planar_xz"),
+            (RootJoint::PlanarXy, "planar_xy"),
+        ] {
+            assert_eq!(root.name(), name);
+            assert_eq!(serde_json::to_string(&root).unwrap(), format!("\"{name}\""));
+            let back: RootJoint = serde_json::from_str(&format!("\"{name}\"")).unwrap();
+            assert_eq!(back, root);
+        }
+        let o: ModelOptions = serde_json::from_str(r#"{"root":"planar_xz"}"#).unwrap();
+        assert_eq!(o.root, RootJoint::PlanarXz);
+        assert_eq!(o.gravity, [0.0, 0.0, -9.81]);
+        assert!(serde_json::from_str::<ModelOptions>(r#"{"rot":"fixed"}"#).is_err());
+    }
+}
