@@ -1,8 +1,11 @@
 //! fesdj_mpc: FESD-J trajectory optimisation and model-predictive control of robots through
 //! impacts and Coulomb friction.
 //!
-//! Layers (bottom-up): [`ad`] symbolic differentiation with exact sparsity.
+//! Layers (bottom-up): [`ad`] symbolic differentiation with exact sparsity; [`model`] robot
+//! models from URDF with generic-scalar kinematics, dynamics and contacts; [`cli`] the
+//! subcommands of the `fesdj` binary.
 #![warn(missing_docs)]
 
 pub mod ad;
 pub mod cli;
+pub mod model;
