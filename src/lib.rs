@@ -1,7 +1,9 @@
 //! fesdj_mpc: FESD-J trajectory optimisation and model-predictive control of robots through
 //! impacts and Coulomb friction.
 //!
-//! Layers (bottom-up): [`ad`] symbolic differentiation with exact sparsity.
+//! Layers (bottom-up): [`ad`] symbolic differentiation with exact sparsity; [`fesdj`] the FESD-J
+//! transcription of complementarity Lagrangian systems into MPCCs.
 #![warn(missing_docs)]
 
 pub mod ad;
+pub mod fesdj;
