@@ -67,6 +67,10 @@ pub fn transcribe(ocp: &Ocp, options: &FesdjOptions) -> Result<Mpcc, FesdjError>
         tab,
     };
     b.build()?;
+    let layout = Layout {
+        n_w: b.vars.w.len(),
+        ..b.layout
+    };
     Ok(Mpcc {
         w: b.vars.w,
         lbw: b.vars.lbw,
@@ -83,11 +87,7 @@ pub fn transcribe(ocp: &Ocp, options: &FesdjOptions) -> Result<Mpcc, FesdjError>
         comp_h: b.ch,
         comp_info: b.comp_info,
         switch_indicators: b.indicators,
-        layout: Layout { n_w: 0, ..b.layout },
-    })
-    .map(|mut m| {
-        m.layout.n_w = m.w.len();
-        m
+        layout,
     })
 }
 
@@ -248,8 +248,8 @@ impl Builder<'_> {
 
     // ---------------------------------------------------------------- allocation
 
-    /// Friction variables of contact `l` at one point (`impulse` selects the upper-case set,
-    /// whose initial values and names differ only in the prefix).
+    /// Friction variables of contact `l` at one point (stage or impulse level; the two sets
+    /// have the same shape, bounds and initial values, §2.5 and §3.1, and differ in `name`).
     pub fn alloc_friction(&mut self, name: &str, l: usize) -> FrictionIndex {
         let c = self.model.contacts()[l];
         if !c.has_friction() {
@@ -470,11 +470,12 @@ impl Builder<'_> {
                 Some(b) => (b.lb.clone(), b.ub.clone()),
                 None => (vec![f64::NEG_INFINITY; n_u], vec![f64::INFINITY; n_u]),
             };
-            let u0 = vec![self.o.initial_guess.u.clamp(f64::MIN, f64::MAX); n_u];
-            let u0: Vec<f64> = u0
+            // The initial control, projected into the bounds.
+            let u_init = self.o.initial_guess.u;
+            let u0: Vec<f64> = ul
                 .iter()
-                .zip(ul.iter().zip(&uu))
-                .map(|(&x, (&l, &h))| x.max(l).min(h))
+                .zip(&uu)
+                .map(|(&l, &h)| u_init.max(l).min(h))
                 .collect();
             let u = self.vars.add_vec(&format!("u_k{k}"), &ul, &uu, &u0);
             self.layout.intervals.push(IntervalIndex {
