@@ -11,6 +11,7 @@
 //! * [`ocp`]: the optimal control problem ([`Ocp`]: costs, bounds, constraints, §4).
 //! * [`transcribe`]: the FESD-J MPCC ([`Mpcc`], §3–§4.2) with its [`Layout`].
 
+mod alloc;
 pub mod cls;
 mod cross_comp;
 pub mod error;
@@ -20,6 +21,7 @@ pub mod layout;
 pub mod linalg;
 pub mod mpcc;
 pub mod ocp;
+mod ocp_terms;
 pub mod options;
 mod step_eq;
 pub mod tableau;
