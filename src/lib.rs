@@ -2,10 +2,12 @@
 //! impacts and Coulomb friction.
 //!
 //! Layers (bottom-up): [`ad`] symbolic differentiation with exact sparsity; [`model`] robot
-//! models from URDF with generic-scalar kinematics, dynamics and contacts; [`cli`] the
-//! subcommands of the `fesdj` binary.
+//! models from URDF with generic-scalar kinematics, dynamics and contacts; [`fesdj`] the FESD-J
+//! transcription of complementarity Lagrangian systems into MPCCs; [`cli`] the subcommands of
+//! the `fesdj` binary.
 #![warn(missing_docs)]
 
 pub mod ad;
 pub mod cli;
+pub mod fesdj;
 pub mod model;
