@@ -1,0 +1,1 @@
+//! MacMPEC problems (placeholder)
