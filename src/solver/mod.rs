@@ -10,6 +10,7 @@ pub mod dense;
 pub mod error;
 pub mod ipm;
 pub(crate) mod kkt;
+pub mod mpcc;
 pub mod nlp;
 pub mod problems;
 pub mod settings;
@@ -17,6 +18,7 @@ pub mod status;
 
 pub use error::{EvalError, SolverError};
 pub use ipm::{Ipm, Solution, Start};
+pub use mpcc::{MpccResult, MpccSettings, MpccSolver, Polish, Relaxation};
 pub use nlp::{Complementarity, Nlp, VariablePairs, INF_BOUND};
 pub use settings::{MuStrategy, Settings};
 pub use status::{Info, IterStats, Status, Timers};

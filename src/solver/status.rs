@@ -24,6 +24,9 @@ pub enum Status {
     EvaluationError,
     /// The iterates grew beyond `diverging_iterates_tol`.
     Diverging,
+    /// MPCC homotopy: the last NLP succeeded but `max_i min(G_i, H_i)` stayed above the
+    /// complementarity tolerance.
+    ComplementarityNotMet,
     /// Stopped by an early-exit hook (internal use by the restoration phase).
     UserStop,
 }
