@@ -21,7 +21,11 @@ fn hock_schittkowski_set() {
         let f = info.objective;
         // HS044 has several KKT vertices; from x0 = 0 we reach the local minimum -13 at
         // (3, 0, 4, 0) (the published global value is -15 at (0, 3, 0, 4)).
-        let target = if prob.name == "hs044" { -13.0 } else { prob.f_star };
+        let target = if prob.name == "hs044" {
+            -13.0
+        } else {
+            prob.f_star
+        };
         let ok = st == Status::Solved && (f - target).abs() <= 1e-6 * (1.0 + target.abs());
         eprintln!(
             "{:16} {:?} iters {:3} f {:.10} (f* {:.10}) viol {:.1e}",
@@ -52,7 +56,10 @@ fn parametric_resolve_without_rebuilding() {
         let want = hs::parametric_solution(p);
         let x = ipm.solution().x;
         for k in 0..2 {
-            assert!((x[k] - want[k]).abs() < 1e-6, "p {p:?}: x {x:?} want {want:?}");
+            assert!(
+                (x[k] - want[k]).abs() < 1e-6,
+                "p {p:?}: x {x:?} want {want:?}"
+            );
         }
     }
     // warm start from the last solution with a new parameter
@@ -61,7 +68,16 @@ fn parametric_resolve_without_rebuilding() {
     let (zl, zu) = (ipm.solution().z_l.to_vec(), ipm.solution().z_u.to_vec());
     let p = [3.0, 0.6];
     let st = ipm
-        .solve(&nlp, &p, Start::Warm { x: &sol, lambda: &lam, z_l: &zl, z_u: &zu })
+        .solve(
+            &nlp,
+            &p,
+            Start::Warm {
+                x: &sol,
+                lambda: &lam,
+                z_l: &zl,
+                z_u: &zu,
+            },
+        )
         .unwrap();
     assert_eq!(st, Status::Solved);
     let want = hs::parametric_solution(p);

@@ -9,11 +9,16 @@ fn macmpec_set() {
     settings.ipm.print = std::env::var("FESDJ_LOG").is_ok();
     let mut failures = Vec::new();
     for prob in macmpec::all() {
-        let mut solver = MpccSolver::new(prob.nlp.as_ref(), prob.comp.as_ref(), settings.clone()).unwrap();
+        let mut solver =
+            MpccSolver::new(prob.nlp.as_ref(), prob.comp.as_ref(), settings.clone()).unwrap();
         let r = solver.solve(&[], None).unwrap();
         // dempe's optimum 28.25 is an infimum (w -> inf); from the MacMPEC start the homotopy
         // ends at the degenerate stationary point (1, 1, 1) with f = 31.25 (f'(z) = 4(z-1)²(z+2)).
-        let f_star = if prob.name == "dempe" { 31.25 } else { prob.f_star };
+        let f_star = if prob.name == "dempe" {
+            31.25
+        } else {
+            prob.f_star
+        };
         let ok = r.status == Status::Solved
             && r.comp_residual <= 1e-9
             && (r.objective - f_star).abs() <= 1e-5 * (1.0 + f_star.abs())

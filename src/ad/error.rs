@@ -9,6 +9,9 @@ pub enum AdError {
     /// A sparsity pattern violates the CSC invariants.
     #[error("invalid sparsity pattern: {0}")]
     InvalidSparsity(String),
+    /// A bug in this library (an invariant the code maintains was found broken).
+    #[error("internal error: {0}")]
+    Internal(String),
     /// An input of a function is not a free symbol, or a symbol appears twice.
     #[error("function `{function}`: input {input} element {element}: {why}")]
     BadInput {

@@ -24,11 +24,15 @@ pub mod scalar;
 pub mod sparsity;
 pub mod sx;
 
-
 pub use error::AdError;
 
-
+pub use derivative::{
+    gradient, gradient_sx, hessian_lower_sx, hessian_of_lagrangian, jacobian, jacobian_of,
+    jacobian_sx, tangent_sx,
+};
+pub use function::{Function, Workspace};
+pub use map::{Gather, MapWorkspace, MappedFunction, Scatter};
 pub use op::OpCode;
 pub use scalar::Scalar;
 pub use sparsity::SparsityPattern;
-pub use sx::Sx;
+pub use sx::{arena_len, arena_len_bytes_estimate, Sx};

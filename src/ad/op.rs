@@ -116,7 +116,10 @@ impl OpCode {
     /// True for commutative binary operations (operands are ordered for hash-consing).
     #[inline]
     pub fn is_commutative(self) -> bool {
-        matches!(self, OpCode::Add | OpCode::Mul | OpCode::Fmin | OpCode::Fmax)
+        matches!(
+            self,
+            OpCode::Add | OpCode::Mul | OpCode::Fmin | OpCode::Fmax
+        )
     }
 
     /// The name used in the JSON import format.

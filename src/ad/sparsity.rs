@@ -38,7 +38,9 @@ impl SparsityPattern {
                     return Err(bad("row index out of range"));
                 }
                 if k > 0 && rows[k - 1] >= r {
-                    return Err(bad("row indices must be strictly increasing in each column"));
+                    return Err(bad(
+                        "row indices must be strictly increasing in each column",
+                    ));
                 }
             }
         }
@@ -238,7 +240,8 @@ mod tests {
 
     #[test]
     fn transpose_roundtrip() {
-        let (p, _) = SparsityPattern::from_triplets(3, 4, &[(0, 3), (2, 0), (1, 1), (2, 3)]).unwrap();
+        let (p, _) =
+            SparsityPattern::from_triplets(3, 4, &[(0, 3), (2, 0), (1, 1), (2, 3)]).unwrap();
         let (t, map) = p.transpose();
         assert_eq!(t.nrows(), 4);
         let te: Vec<_> = t.entries().collect();

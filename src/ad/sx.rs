@@ -78,7 +78,11 @@ impl Arena {
     fn constant(&mut self, c: f64) -> u32 {
         // 0.0 and -0.0 are the same constant; every NaN is the same constant.
         let c = if c == 0.0 { 0.0 } else { c };
-        let bits = if c.is_nan() { f64::NAN.to_bits() } else { c.to_bits() };
+        let bits = if c.is_nan() {
+            f64::NAN.to_bits()
+        } else {
+            c.to_bits()
+        };
         let key = Key::Const(bits);
         if let Some(&id) = self.map.get(&key) {
             return id;
@@ -256,6 +260,15 @@ pub(crate) fn with_arena_mut<R>(f: impl FnOnce(&mut Arena) -> R) -> R {
 /// Number of nodes in this thread's arena (a measure of symbolic memory use).
 pub fn arena_len() -> usize {
     with_arena(|a| a.nodes.len())
+}
+
+/// Approximate bytes held by this thread's arena (nodes, hash-consing table, symbol names).
+pub fn arena_len_bytes_estimate() -> usize {
+    with_arena(|a| {
+        a.nodes.capacity() * std::mem::size_of::<Node>()
+            + a.map.capacity() * (std::mem::size_of::<Key>() + std::mem::size_of::<u32>() + 1)
+            + a.names.values().map(|n| n.capacity() + 32).sum::<usize>()
+    })
 }
 
 /// Symbolic scalar: a handle to a node of this thread's expression DAG (see the module docs).
@@ -493,7 +506,7 @@ impl Neg for Sx {
     }
 }
 
-impl<'a> Neg for &'a Sx {
+impl Neg for &Sx {
     type Output = Sx;
     #[inline]
     fn neg(self) -> Sx {

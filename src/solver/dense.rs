@@ -28,7 +28,12 @@ pub struct HyperDual {
 impl HyperDual {
     /// A constant.
     pub fn cst(a: f64) -> Self {
-        HyperDual { a, b: 0.0, c: 0.0, d: 0.0 }
+        HyperDual {
+            a,
+            b: 0.0,
+            c: 0.0,
+            d: 0.0,
+        }
     }
     #[inline]
     fn chain(self, f: f64, f1: f64, f2: f64) -> Self {
@@ -44,13 +49,23 @@ impl HyperDual {
 impl Add for HyperDual {
     type Output = Self;
     fn add(self, o: Self) -> Self {
-        HyperDual { a: self.a + o.a, b: self.b + o.b, c: self.c + o.c, d: self.d + o.d }
+        HyperDual {
+            a: self.a + o.a,
+            b: self.b + o.b,
+            c: self.c + o.c,
+            d: self.d + o.d,
+        }
     }
 }
 impl Sub for HyperDual {
     type Output = Self;
     fn sub(self, o: Self) -> Self {
-        HyperDual { a: self.a - o.a, b: self.b - o.b, c: self.c - o.c, d: self.d - o.d }
+        HyperDual {
+            a: self.a - o.a,
+            b: self.b - o.b,
+            c: self.c - o.c,
+            d: self.d - o.d,
+        }
     }
 }
 impl Mul for HyperDual {
@@ -75,25 +90,41 @@ impl Div for HyperDual {
 impl Neg for HyperDual {
     type Output = Self;
     fn neg(self) -> Self {
-        HyperDual { a: -self.a, b: -self.b, c: -self.c, d: -self.d }
+        HyperDual {
+            a: -self.a,
+            b: -self.b,
+            c: -self.c,
+            d: -self.d,
+        }
     }
 }
 impl Add<f64> for HyperDual {
     type Output = Self;
     fn add(self, o: f64) -> Self {
-        HyperDual { a: self.a + o, ..self }
+        HyperDual {
+            a: self.a + o,
+            ..self
+        }
     }
 }
 impl Sub<f64> for HyperDual {
     type Output = Self;
     fn sub(self, o: f64) -> Self {
-        HyperDual { a: self.a - o, ..self }
+        HyperDual {
+            a: self.a - o,
+            ..self
+        }
     }
 }
 impl Mul<f64> for HyperDual {
     type Output = Self;
     fn mul(self, o: f64) -> Self {
-        HyperDual { a: self.a * o, b: self.b * o, c: self.c * o, d: self.d * o }
+        HyperDual {
+            a: self.a * o,
+            b: self.b * o,
+            c: self.c * o,
+            d: self.d * o,
+        }
     }
 }
 impl Div<f64> for HyperDual {
@@ -117,7 +148,11 @@ impl Scalar for HyperDual {
     fn powi(self, n: i32) -> Self {
         let a = self.a;
         let nf = n as f64;
-        self.chain(a.powi(n), nf * a.powi(n - 1), nf * (nf - 1.0) * a.powi(n - 2))
+        self.chain(
+            a.powi(n),
+            nf * a.powi(n - 1),
+            nf * (nf - 1.0) * a.powi(n - 2),
+        )
     }
     fn powf(self, e: Self) -> Self {
         (e * self.ln()).exp()
@@ -353,7 +388,12 @@ pub struct DenseComplementarity<C: ScalarComplementarity> {
     pub comp: C,
     jac: SparsityPattern,
     hess: SparsityPattern,
-    scratch: RefCell<(Vec<HyperDual>, Vec<HyperDual>, Vec<HyperDual>, Vec<HyperDual>)>,
+    scratch: RefCell<(
+        Vec<HyperDual>,
+        Vec<HyperDual>,
+        Vec<HyperDual>,
+        Vec<HyperDual>,
+    )>,
 }
 
 impl<C: ScalarComplementarity> DenseComplementarity<C> {

@@ -6,6 +6,7 @@
 //!   corrections, restoration, inertia correction) on a faer sparse LDLᵀ of the KKT system.
 //! * [`Settings`], [`Status`], [`Info`]: configuration and results.
 
+pub mod ad_nlp;
 pub mod dense;
 pub mod error;
 pub mod ipm;

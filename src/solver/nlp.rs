@@ -115,8 +115,16 @@ impl VariablePairs {
     /// Pairs `(index of G, index of H)` among `n` variables.
     pub fn new(n: usize, pairs: Vec<(usize, usize)>) -> Result<Self, SolverError> {
         let bad = |e: crate::ad::AdError| SolverError::InvalidProblem(e.to_string());
-        let g: Vec<_> = pairs.iter().enumerate().map(|(i, &(a, _))| (i, a)).collect();
-        let h: Vec<_> = pairs.iter().enumerate().map(|(i, &(_, b))| (i, b)).collect();
+        let g: Vec<_> = pairs
+            .iter()
+            .enumerate()
+            .map(|(i, &(a, _))| (i, a))
+            .collect();
+        let h: Vec<_> = pairs
+            .iter()
+            .enumerate()
+            .map(|(i, &(_, b))| (i, b))
+            .collect();
         let (jg, _) = SparsityPattern::from_triplets(pairs.len(), n, &g).map_err(bad)?;
         let (jh, _) = SparsityPattern::from_triplets(pairs.len(), n, &h).map_err(bad)?;
         Ok(VariablePairs { n, pairs, jg, jh })

@@ -156,7 +156,10 @@ impl Settings {
         pos("constr_viol_tol", self.constr_viol_tol)?;
         pos("compl_inf_tol", self.compl_inf_tol)?;
         pos("acceptable_tol", self.acceptable_tol)?;
-        pos("acceptable_constr_viol_tol", self.acceptable_constr_viol_tol)?;
+        pos(
+            "acceptable_constr_viol_tol",
+            self.acceptable_constr_viol_tol,
+        )?;
         pos("max_wall_time", self.max_wall_time)?;
         pos("mu_init", self.mu_init)?;
         pos("mu_min", self.mu_min)?;
@@ -177,7 +180,10 @@ impl Settings {
             });
         }
         pos("warm_start_bound_push", self.warm_start_bound_push)?;
-        pos("warm_start_mult_bound_push", self.warm_start_mult_bound_push)?;
+        pos(
+            "warm_start_mult_bound_push",
+            self.warm_start_mult_bound_push,
+        )?;
         pos("bound_mult_init_val", self.bound_mult_init_val)?;
         pos("constr_mult_init_max", self.constr_mult_init_max)?;
         if self.kappa_sigma < 1.0 {
@@ -188,7 +194,10 @@ impl Settings {
         }
         pos("nlp_scaling_max_gradient", self.nlp_scaling_max_gradient)?;
         pos("dual_regularization", self.dual_regularization)?;
-        pos("first_hessian_perturbation", self.first_hessian_perturbation)?;
+        pos(
+            "first_hessian_perturbation",
+            self.first_hessian_perturbation,
+        )?;
         pos("max_hessian_perturbation", self.max_hessian_perturbation)?;
         pos("diverging_iterates_tol", self.diverging_iterates_tol)?;
         if self.max_iter == 0 {
@@ -212,7 +221,8 @@ mod tests {
         let y = serde_saphyr::to_string(&s).unwrap();
         let back: Settings = serde_saphyr::from_str(&y).unwrap();
         assert_eq!(back, s);
-        let partial: Settings = serde_saphyr::from_str("tol: 1.0e-6\nmu_strategy: adaptive\n").unwrap();
+        let partial: Settings =
+            serde_saphyr::from_str("tol: 1.0e-6\nmu_strategy: adaptive\n").unwrap();
         assert_eq!(partial.tol, 1e-6);
         assert_eq!(partial.mu_strategy, MuStrategy::Adaptive);
         let bad = Settings {

@@ -174,7 +174,10 @@ impl Ipm {
             }
             if matches!(f, Factor::ZeroPivot | Factor::Ok { zero: 1.., .. }) {
                 // singular: strengthen the dual regularisation as well
-                self.reg_c = self.reg_c.max(1e-8 * self.mu.powf(0.25)).max(base_reg * 10.0);
+                self.reg_c = self
+                    .reg_c
+                    .max(1e-8 * self.mu.powf(0.25))
+                    .max(base_reg * 10.0);
             }
             dw = if dw == 0.0 {
                 if self.last_delta_w == 0.0 {

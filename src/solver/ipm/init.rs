@@ -113,7 +113,11 @@ impl Ipm {
                 self.con_scale[r] = self.con_scale[r].max(v.abs());
             }
             for c in self.con_scale.iter_mut() {
-                *c = if *c > gmax && c.is_finite() { gmax / *c } else { 1.0 };
+                *c = if *c > gmax && c.is_finite() {
+                    gmax / *c
+                } else {
+                    1.0
+                };
             }
         }
         let df = self.obj_scale;
@@ -146,18 +150,36 @@ impl Ipm {
         // multipliers
         let st = &self.settings;
         match start {
-            Start::Warm { lambda, z_l, z_u, .. } => {
+            Start::Warm {
+                lambda, z_l, z_u, ..
+            } => {
                 let mb = st.warm_start_mult_bound_push;
                 for j in 0..n {
-                    self.zl[j] = if self.has_xl[j] { (z_l[j] * df).max(mb) } else { 0.0 };
-                    self.zu[j] = if self.has_xu[j] { (z_u[j] * df).max(mb) } else { 0.0 };
+                    self.zl[j] = if self.has_xl[j] {
+                        (z_l[j] * df).max(mb)
+                    } else {
+                        0.0
+                    };
+                    self.zu[j] = if self.has_xu[j] {
+                        (z_u[j] * df).max(mb)
+                    } else {
+                        0.0
+                    };
                 }
                 for i in 0..m {
                     let y = lambda[i] * df / self.con_scale[i];
                     self.y[i] = if y.is_finite() { y } else { 0.0 };
                     // stationarity in s: -y - v_l + v_u = 0
-                    self.vl[i] = if self.has_sl[i] { (-self.y[i]).max(mb) } else { 0.0 };
-                    self.vu[i] = if self.has_su[i] { self.y[i].max(mb) } else { 0.0 };
+                    self.vl[i] = if self.has_sl[i] {
+                        (-self.y[i]).max(mb)
+                    } else {
+                        0.0
+                    };
+                    self.vu[i] = if self.has_su[i] {
+                        self.y[i].max(mb)
+                    } else {
+                        0.0
+                    };
                 }
             }
             _ => {
@@ -456,7 +478,11 @@ impl Ipm {
         let floor = self.mu_floor();
         let adaptive = self.settings.mu_strategy == MuStrategy::Adaptive;
         if adaptive && !ad.fixed_mode {
-            let best = ad.recent.iter().take(ad.count.min(4)).fold(f64::INFINITY, |a, &b| a.min(b));
+            let best = ad
+                .recent
+                .iter()
+                .take(ad.count.min(4))
+                .fold(f64::INFINITY, |a, &b| a.min(b));
             if ad.count >= 4 && e0 > 0.999 * best {
                 ad.fixed_mode = true;
                 ad.switch_error = e0;

@@ -141,15 +141,22 @@ impl Ipm {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn judge(&self, theta: f64, phi: f64, theta_t: f64, phi_t: f64, alpha: f64, slope: f64) -> Trial {
+    fn judge(
+        &self,
+        theta: f64,
+        phi: f64,
+        theta_t: f64,
+        phi_t: f64,
+        alpha: f64,
+        slope: f64,
+    ) -> Trial {
         if !(theta_t <= self.theta_max) || !phi_t.is_finite() {
             return Trial::Reject;
         }
         if !self.filter_acceptable(theta_t, phi_t) {
             return Trial::Reject;
         }
-        let switching =
-            slope < 0.0 && alpha * (-slope).powf(S_PHI) > DELTA * theta.powf(S_THETA);
+        let switching = slope < 0.0 && alpha * (-slope).powf(S_PHI) > DELTA * theta.powf(S_THETA);
         if theta <= self.theta_min && switching {
             if phi_t <= phi + ETA_PHI * alpha * slope {
                 Trial::FType
@@ -172,7 +179,14 @@ impl Ipm {
             self.st[i] = self.s[i] + alpha * self.ds[i];
         }
         let t = Instant::now();
-        let r = eval_fg(nlp, p, &self.xt, self.obj_scale, &self.con_scale, &mut self.gt);
+        let r = eval_fg(
+            nlp,
+            p,
+            &self.xt,
+            self.obj_scale,
+            &self.con_scale,
+            &mut self.gt,
+        );
         self.info.evaluations += 1;
         self.info.timers.evaluation += t.elapsed().as_secs_f64();
         match r {
@@ -242,7 +256,8 @@ impl Ipm {
                 break;
             }
             if trials == 1 && theta_t >= theta && self.settings.max_soc > 0 {
-                if let Some(jt) = self.second_order_correction(nlp, p, tau, theta, phi, slope, alpha)
+                if let Some(jt) =
+                    self.second_order_correction(nlp, p, tau, theta, phi, slope, alpha)
                 {
                     accepted = Some(jt);
                     alpha = self.soc_alpha;

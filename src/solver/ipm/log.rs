@@ -36,7 +36,13 @@ impl Ipm {
         let st = *last;
         let prefix = self.log_prefix;
         if let Some(w) = self.log.as_mut() {
-            let lg = |v: f64| if v > 0.0 { v.log10() } else { f64::NEG_INFINITY };
+            let lg = |v: f64| {
+                if v > 0.0 {
+                    v.log10()
+                } else {
+                    f64::NEG_INFINITY
+                }
+            };
             let rg = if st.regularization > 0.0 {
                 format_args!("{:6.1}", lg(st.regularization)).to_string()
             } else {

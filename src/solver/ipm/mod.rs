@@ -335,7 +335,12 @@ impl Ipm {
         match start {
             Start::Initial => {}
             Start::Primal(x) => d("x0", self.n, x.len())?,
-            Start::Warm { x, lambda, z_l, z_u } => {
+            Start::Warm {
+                x,
+                lambda,
+                z_l,
+                z_u,
+            } => {
                 d("x0", self.n, x.len())?;
                 d("lambda0", self.m, lambda.len())?;
                 d("z_l0", self.n, z_l.len())?;

@@ -96,8 +96,7 @@ impl Nlp for RestoNlp<'_> {
     }
     fn bounds(&self, x_l: &mut [f64], x_u: &mut [f64], g_l: &mut [f64], g_u: &mut [f64]) {
         let n = self.d.n;
-        self.inner
-            .bounds(&mut x_l[..n], &mut x_u[..n], g_l, g_u);
+        self.inner.bounds(&mut x_l[..n], &mut x_u[..n], g_l, g_u);
         x_l[n..].fill(0.0);
         x_u[n..].fill(f64::INFINITY);
     }
@@ -198,7 +197,9 @@ impl Ipm {
         self.augment_filter(theta_r, phi);
         let mut resto = match self.resto.take() {
             Some(r) => r,
-            None => Box::new(Restoration::new(nlp, &self.settings).map_err(|_| Status::NumericalError)?),
+            None => {
+                Box::new(Restoration::new(nlp, &self.settings).map_err(|_| Status::NumericalError)?)
+            }
         };
         let (n, m) = (self.n, self.m);
         {
@@ -227,7 +228,10 @@ impl Ipm {
             st.max_wall_time = (self.settings.max_wall_time - self.elapsed()).max(1e-6);
         }
         let Restoration { ipm: ripm, data } = &mut *resto;
-        let rnlp = RestoNlp { inner: nlp, d: data };
+        let rnlp = RestoNlp {
+            inner: nlp,
+            d: data,
+        };
         let status = {
             let mut hook = |xr: &[f64]| -> bool { self.resto_accepts(nlp, p, &xr[..n], theta_r) };
             ripm.solve_impl(&rnlp, p, Start::Initial, Some(&mut hook))
@@ -279,7 +283,9 @@ impl Ipm {
         let mut v = 0.0f64;
         for i in 0..self.m {
             let c = self.con_scale[i];
-            v = v.max((self.gl[i] - self.gt[i]) / c).max((self.gt[i] - self.gu[i]) / c);
+            v = v
+                .max((self.gl[i] - self.gt[i]) / c)
+                .max((self.gt[i] - self.gu[i]) / c);
         }
         v
     }
@@ -287,8 +293,14 @@ impl Ipm {
     /// Early-exit test of the restoration phase at its primal iterate `x`.
     fn resto_accepts(&mut self, nlp: &dyn Nlp, p: &[f64], x: &[f64], theta_r: f64) -> bool {
         self.xt.copy_from_slice(x);
-        let Some(f) = eval_fg(nlp, p, &self.xt, self.obj_scale, &self.con_scale, &mut self.gt)
-        else {
+        let Some(f) = eval_fg(
+            nlp,
+            p,
+            &self.xt,
+            self.obj_scale,
+            &self.con_scale,
+            &mut self.gt,
+        ) else {
             return false;
         };
         self.ft = f;
@@ -309,8 +321,8 @@ impl Ipm {
         }
         let theta = self.theta_of(true);
         let phi = self.barrier_of(true);
-        let reduced = theta <= KAPPA_RESTO * theta_r
-            || theta <= 1e-2 * self.settings.constr_viol_tol;
+        let reduced =
+            theta <= KAPPA_RESTO * theta_r || theta <= 1e-2 * self.settings.constr_viol_tol;
         reduced && self.acceptable_to_filter(theta, phi)
     }
 
@@ -318,12 +330,28 @@ impl Ipm {
     fn reset_bound_multipliers(&mut self) {
         let mu = self.mu;
         for j in 0..self.n {
-            self.zl[j] = if self.has_xl[j] { mu / (self.x[j] - self.xl[j]) } else { 0.0 };
-            self.zu[j] = if self.has_xu[j] { mu / (self.xu[j] - self.x[j]) } else { 0.0 };
+            self.zl[j] = if self.has_xl[j] {
+                mu / (self.x[j] - self.xl[j])
+            } else {
+                0.0
+            };
+            self.zu[j] = if self.has_xu[j] {
+                mu / (self.xu[j] - self.x[j])
+            } else {
+                0.0
+            };
         }
         for i in 0..self.m {
-            self.vl[i] = if self.has_sl[i] { mu / (self.s[i] - self.gl[i]) } else { 0.0 };
-            self.vu[i] = if self.has_su[i] { mu / (self.gu[i] - self.s[i]) } else { 0.0 };
+            self.vl[i] = if self.has_sl[i] {
+                mu / (self.s[i] - self.gl[i])
+            } else {
+                0.0
+            };
+            self.vu[i] = if self.has_su[i] {
+                mu / (self.gu[i] - self.s[i])
+            } else {
+                0.0
+            };
         }
     }
 }

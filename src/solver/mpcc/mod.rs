@@ -97,10 +97,16 @@ impl MpccSettings {
             return err("comp_tol", format!("must be > 0, got {}", self.comp_tol));
         }
         if !(self.mu_warm_factor > 0.0) {
-            return err("mu_warm_factor", format!("must be > 0, got {}", self.mu_warm_factor));
+            return err(
+                "mu_warm_factor",
+                format!("must be > 0, got {}", self.mu_warm_factor),
+            );
         }
         if !(self.max_wall_time > 0.0) {
-            return err("max_wall_time", format!("must be > 0, got {}", self.max_wall_time));
+            return err(
+                "max_wall_time",
+                format!("must be > 0, got {}", self.max_wall_time),
+            );
         }
         Ok(())
     }
@@ -200,7 +206,11 @@ impl<'a> MpccSolver<'a> {
 
     /// Residuals `(max min(G,H), max G·H, max(-G,-H,0))` at `x`.
     fn residuals(&mut self, x: &[f64], p: &[f64]) -> (f64, f64, f64) {
-        if self.relaxed.eval_comp(x, p, &mut self.gv, &mut self.hv).is_err() {
+        if self
+            .relaxed
+            .eval_comp(x, p, &mut self.gv, &mut self.hv)
+            .is_err()
+        {
             return (f64::INFINITY, f64::INFINITY, f64::INFINITY);
         }
         let (mut rmin, mut rprod, mut neg) = (0.0f64, 0.0f64, 0.0f64);
@@ -260,7 +270,12 @@ impl<'a> MpccSolver<'a> {
                 let r = self.ipm.solve(
                     &self.relaxed,
                     p,
-                    Start::Warm { x: &x, lambda: &l, z_l: &a, z_u: &b },
+                    Start::Warm {
+                        x: &x,
+                        lambda: &l,
+                        z_l: &a,
+                        z_u: &b,
+                    },
                 );
                 self.x = x;
                 self.lam = l;
@@ -367,7 +382,12 @@ impl<'a> MpccSolver<'a> {
         let status = self.ipm.solve(
             &self.relaxed,
             p,
-            Start::Warm { x: &xs, lambda: &self.lam, z_l: &self.zl, z_u: &self.zu },
+            Start::Warm {
+                x: &xs,
+                lambda: &self.lam,
+                z_l: &self.zl,
+                z_u: &self.zu,
+            },
         )?;
         *iters += self.ipm.info().iterations;
         let xp = self.ipm.solution().x.to_vec();
@@ -385,7 +405,9 @@ impl<'a> MpccSolver<'a> {
         let keep = status.is_success()
             && r_after <= st.comp_tol
             && (!converged || f_after <= f_before + 1e-6 * (1.0 + f_before.abs()))
-            && (converged || r_after < r_before || f_after <= f_before + 1e-4 * (1.0 + f_before.abs()));
+            && (converged
+                || r_after < r_before
+                || f_after <= f_before + 1e-4 * (1.0 + f_before.abs()));
         if keep {
             self.save_solution();
         }
@@ -404,7 +426,8 @@ impl<'a> MpccSolver<'a> {
     fn original_violation(&self, p: &[f64]) -> f64 {
         let nlp = self.relaxed_inner();
         let (n, m) = (nlp.n(), nlp.m());
-        let (mut xl, mut xu, mut gl, mut gu) = (vec![0.0; n], vec![0.0; n], vec![0.0; m], vec![0.0; m]);
+        let (mut xl, mut xu, mut gl, mut gu) =
+            (vec![0.0; n], vec![0.0; n], vec![0.0; m], vec![0.0; m]);
         nlp.bounds(&mut xl, &mut xu, &mut gl, &mut gu);
         let mut g = vec![0.0; m];
         if nlp.eval_g(&self.x, p, &mut g).is_err() {

@@ -233,7 +233,13 @@ impl<'a> RelaxedNlp<'a> {
     }
 
     /// Evaluate `G` and `H` of the unrelaxed MPCC at `x`.
-    pub fn eval_comp(&self, x: &[f64], p: &[f64], g: &mut [f64], h: &mut [f64]) -> Result<(), EvalError> {
+    pub fn eval_comp(
+        &self,
+        x: &[f64],
+        p: &[f64],
+        g: &mut [f64],
+        h: &mut [f64],
+    ) -> Result<(), EvalError> {
         self.comp.eval(x, p, g, h)
     }
 
@@ -259,11 +265,13 @@ impl Nlp for RelaxedNlp<'_> {
     }
     fn bounds(&self, x_l: &mut [f64], x_u: &mut [f64], g_l: &mut [f64], g_u: &mut [f64]) {
         let m0 = self.m0;
-        self.nlp
-            .bounds(x_l, x_u, &mut g_l[..m0], &mut g_u[..m0]);
+        self.nlp.bounds(x_l, x_u, &mut g_l[..m0], &mut g_u[..m0]);
         for i in 0..self.k {
             let fix = self.fix[i];
-            for (side, fixed) in [(self.g_side[i], fix & 1 != 0), (self.h_side[i], fix & 2 != 0)] {
+            for (side, fixed) in [
+                (self.g_side[i], fix & 1 != 0),
+                (self.h_side[i], fix & 2 != 0),
+            ] {
                 match side {
                     Side::Var(j) => {
                         x_l[j] = x_l[j].max(0.0);

@@ -25,10 +25,20 @@ macro_rules! comp {
 }
 
 // bard1: (x, y, l1, l2, l3); f* = 17 at x = 1, y = 0.
-scalar_problem!(Bard1, n = 5, m = 1, x0 = [0.0; 5], xl = [0.0; 5], xu = [INF; 5],
-    gl = [0.0], gu = [0.0],
+scalar_problem!(
+    Bard1,
+    n = 5,
+    m = 1,
+    x0 = [0.0; 5],
+    xl = [0.0; 5],
+    xu = [INF; 5],
+    gl = [0.0],
+    gu = [0.0],
     f = |x| (x[0] - 5.0).sq() + (x[1] * 2.0 + 1.0).sq(),
-    g = |x, g| { g[0] = (x[1] - 1.0) * 2.0 - x[0] * 1.5 + x[2] - x[3] * 0.5 + x[4]; });
+    g = |x, g| {
+        g[0] = (x[1] - 1.0) * 2.0 - x[0] * 1.5 + x[2] - x[3] * 0.5 + x[4];
+    }
+);
 comp!(Bard1C, n = 5, k = 3, |x, g, h| {
     g[0] = x[0] * 3.0 - x[1] - 3.0;
     g[1] = -x[0] + x[1] * 0.5 + 4.0;
@@ -39,22 +49,40 @@ comp!(Bard1C, n = 5, k = 3, |x, g, h| {
 });
 // dempe: (x, z, w); f* = 28.25 is an infimum approached as z -> 0, w -> inf (the start of
 // the MacMPEC model; (1, 1, 1) is a degenerate stationary point with f = 31.25).
-scalar_problem!(Dempe, n = 3, m = 1, x0 = [0.183193, 0.428106, 3.00379], xl = [-INF, -INF, 0.0], xu = [INF; 3],
-    gl = [0.0], gu = [0.0],
+scalar_problem!(
+    Dempe,
+    n = 3,
+    m = 1,
+    x0 = [0.183193, 0.428106, 3.00379],
+    xl = [-INF, -INF, 0.0],
+    xu = [INF; 3],
+    gl = [0.0],
+    gu = [0.0],
     f = |x| (x[0] - 3.5).sq() + (x[1] + 4.0).sq(),
-    g = |x, g| { g[0] = x[1] - 3.0 + x[1] * x[2] * 2.0; });
+    g = |x, g| {
+        g[0] = x[1] - 3.0 + x[1] * x[2] * 2.0;
+    }
+);
 comp!(DempeC, n = 3, k = 1, |x, g, h| {
     g[0] = x[0] - x[1] * x[1];
     h[0] = x[2];
 });
 // desilva: (x1, x2, y1, y2, l1, l2); f* = -1 at x = y = (0.5, 0.5).
-scalar_problem!(Desilva, n = 6, m = 2, x0 = [1.0; 6], xl = [0.0, 0.0, -INF, -INF, 0.0, 0.0],
-    xu = [2.0, 2.0, INF, INF, INF, INF], gl = [0.0; 2], gu = [0.0; 2],
+scalar_problem!(
+    Desilva,
+    n = 6,
+    m = 2,
+    x0 = [1.0; 6],
+    xl = [0.0, 0.0, -INF, -INF, 0.0, 0.0],
+    xu = [2.0, 2.0, INF, INF, INF, INF],
+    gl = [0.0; 2],
+    gu = [0.0; 2],
     f = |x| x[0] * x[0] - x[0] * 2.0 + x[1] * x[1] - x[1] * 2.0 + x[2] * x[2] + x[3] * x[3],
     g = |x, g| {
         g[0] = x[2] * 2.0 - x[0] * 2.0 + (x[2] - 1.0) * x[4] * 2.0;
         g[1] = x[3] * 2.0 - x[1] * 2.0 + (x[3] - 1.0) * x[5] * 2.0;
-    });
+    }
+);
 comp!(DesilvaC, n = 6, k = 2, |x, g, h| {
     g[0] = -(x[2] - 1.0).sq() + 0.25;
     g[1] = -(x[3] - 1.0).sq() + 0.25;
@@ -62,22 +90,38 @@ comp!(DesilvaC, n = 6, k = 2, |x, g, h| {
     h[1] = x[5];
 });
 // df1: (x, y); f* = 0 at (1, 0).
-scalar_problem!(Df1, n = 2, m = 2, x0 = [0.0; 2], xl = [-1.0, 0.0], xu = [2.0, INF],
-    gl = [-INF; 2], gu = [2.0, 3.0],
+scalar_problem!(
+    Df1,
+    n = 2,
+    m = 2,
+    x0 = [0.0; 2],
+    xl = [-1.0, 0.0],
+    xu = [2.0, INF],
+    gl = [-INF; 2],
+    gu = [2.0, 3.0],
     f = |x| (x[0] - 1.0 - x[1]).sq(),
     g = |x, g| {
         g[0] = x[0] * x[0];
         g[1] = (x[0] - 1.0).sq() + (x[1] - 1.0).sq();
-    });
+    }
+);
 comp!(Df1C, n = 2, k = 1, |x, g, h| {
     g[0] = x[1] - x[0] * x[0] + 1.0;
     h[0] = x[1];
 });
 // gauvin: (x, y, u); f* = 20 at x = 2, y = 14.
-scalar_problem!(Gauvin, n = 3, m = 0, x0 = [7.5, 0.0, 1.0], xl = [0.0; 3],
-    xu = [15.0, INF, INF], gl = [], gu = [],
+scalar_problem!(
+    Gauvin,
+    n = 3,
+    m = 0,
+    x0 = [7.5, 0.0, 1.0],
+    xl = [0.0; 3],
+    xu = [15.0, INF, INF],
+    gl = [],
+    gu = [],
     f = |x| x[0] * x[0] + (x[1] - 10.0).sq(),
-    g = |x, g| {});
+    g = |x, g| {}
+);
 comp!(GauvinC, n = 3, k = 2, |x, g, h| {
     g[0] = (x[0] + x[1] * 2.0 - 30.0) * 4.0 + x[2];
     g[1] = -x[0] - x[1] + 20.0;
@@ -85,70 +129,176 @@ comp!(GauvinC, n = 3, k = 2, |x, g, h| {
     h[1] = x[2];
 });
 // jr1: (z1, z2); f* = 0.5 at (0.5, 0.5).
-scalar_problem!(Jr1, n = 2, m = 0, x0 = [0.0; 2], xl = [-INF, 0.0], xu = [INF; 2],
-    gl = [], gu = [],
+scalar_problem!(
+    Jr1,
+    n = 2,
+    m = 0,
+    x0 = [0.0; 2],
+    xl = [-INF, 0.0],
+    xu = [INF; 2],
+    gl = [],
+    gu = [],
     f = |x| (x[0] - 1.0).sq() + x[1] * x[1],
-    g = |x, g| {});
+    g = |x, g| {}
+);
 comp!(JrC, n = 2, k = 1, |x, g, h| {
     g[0] = x[1];
     h[0] = x[1] - x[0];
 });
 // jr2: f* = 0.5 at (0.5, 0.5).
-scalar_problem!(Jr2, n = 2, m = 0, x0 = [0.0; 2], xl = [-INF, 0.0], xu = [INF; 2],
-    gl = [], gu = [],
+scalar_problem!(
+    Jr2,
+    n = 2,
+    m = 0,
+    x0 = [0.0; 2],
+    xl = [-INF, 0.0],
+    xu = [INF; 2],
+    gl = [],
+    gu = [],
     f = |x| (x[1] - 1.0).sq() + x[0] * x[0],
-    g = |x, g| {});
+    g = |x, g| {}
+);
 // kth1: f* = 0 at (0, 0).
-scalar_problem!(Kth1, n = 2, m = 0, x0 = [0.0, 1.0], xl = [0.0; 2], xu = [INF; 2],
-    gl = [], gu = [], f = |x| x[0] + x[1], g = |x, g| {});
+scalar_problem!(
+    Kth1,
+    n = 2,
+    m = 0,
+    x0 = [0.0, 1.0],
+    xl = [0.0; 2],
+    xu = [INF; 2],
+    gl = [],
+    gu = [],
+    f = |x| x[0] + x[1],
+    g = |x, g| {}
+);
 // kth2: f* = 0 at (0, 1).
-scalar_problem!(Kth2, n = 2, m = 0, x0 = [0.0, 1.0], xl = [0.0; 2], xu = [INF; 2],
-    gl = [], gu = [], f = |x| x[0] + (x[1] - 1.0).sq(), g = |x, g| {});
+scalar_problem!(
+    Kth2,
+    n = 2,
+    m = 0,
+    x0 = [0.0, 1.0],
+    xl = [0.0; 2],
+    xu = [INF; 2],
+    gl = [],
+    gu = [],
+    f = |x| x[0] + (x[1] - 1.0).sq(),
+    g = |x, g| {}
+);
 // kth3: f* = 0.5 at (0, 1).
-scalar_problem!(Kth3, n = 2, m = 0, x0 = [0.0, 1.0], xl = [0.0; 2], xu = [INF; 2],
-    gl = [], gu = [], f = |x| (x[0] - 1.0).sq() * 0.5 + (x[1] - 1.0).sq(), g = |x, g| {});
+scalar_problem!(
+    Kth3,
+    n = 2,
+    m = 0,
+    x0 = [0.0, 1.0],
+    xl = [0.0; 2],
+    xu = [INF; 2],
+    gl = [],
+    gu = [],
+    f = |x| (x[0] - 1.0).sq() * 0.5 + (x[1] - 1.0).sq(),
+    g = |x, g| {}
+);
 // ralph1: (x, y); f* = 0 at (0, 0) (B- but not strongly stationary).
-scalar_problem!(Ralph1, n = 2, m = 0, x0 = [0.0; 2], xl = [0.0; 2], xu = [INF; 2],
-    gl = [], gu = [], f = |x| x[0] * 2.0 - x[1], g = |x, g| {});
+scalar_problem!(
+    Ralph1,
+    n = 2,
+    m = 0,
+    x0 = [0.0; 2],
+    xl = [0.0; 2],
+    xu = [INF; 2],
+    gl = [],
+    gu = [],
+    f = |x| x[0] * 2.0 - x[1],
+    g = |x, g| {}
+);
 comp!(Ralph1C, n = 2, k = 1, |x, g, h| {
     g[0] = x[1];
     h[0] = x[1] - x[0];
 });
 // ralph2: f* = 0 at (0, 0).
-scalar_problem!(Ralph2, n = 2, m = 0, x0 = [1.0; 2], xl = [0.0; 2], xu = [INF; 2],
-    gl = [], gu = [], f = |x| x[0] * x[0] + x[1] * x[1] - x[0] * x[1] * 4.0, g = |x, g| {});
+scalar_problem!(
+    Ralph2,
+    n = 2,
+    m = 0,
+    x0 = [1.0; 2],
+    xl = [0.0; 2],
+    xu = [INF; 2],
+    gl = [],
+    gu = [],
+    f = |x| x[0] * x[0] + x[1] * x[1] - x[0] * x[1] * 4.0,
+    g = |x, g| {}
+);
 // scholtes1: (x, y1, y2); f* = 2 at (0, 2.5, 0).
-scalar_problem!(Scholtes1, n = 3, m = 0, x0 = [1.0; 3], xl = [0.0, -INF, 0.0], xu = [INF; 3],
-    gl = [], gu = [],
+scalar_problem!(
+    Scholtes1,
+    n = 3,
+    m = 0,
+    x0 = [1.0; 3],
+    xl = [0.0, -INF, 0.0],
+    xu = [INF; 3],
+    gl = [],
+    gu = [],
     f = |x| (x[0] + 1.0).sq() + (x[1] - 2.5).sq() + (x[2] + 1.0).sq(),
-    g = |x, g| {});
+    g = |x, g| {}
+);
 comp!(ScholtesC, n = 3, k = 1, |x, g, h| {
     g[0] = -x[0].exp() + x[1] - x[2].exp();
     h[0] = x[0];
 });
 // scholtes2: f* = 15 at (0, 2, 0).
-scalar_problem!(Scholtes2, n = 3, m = 0, x0 = [1.0; 3], xl = [0.0, -INF, 0.0], xu = [INF; 3],
-    gl = [], gu = [],
+scalar_problem!(
+    Scholtes2,
+    n = 3,
+    m = 0,
+    x0 = [1.0; 3],
+    xl = [0.0, -INF, 0.0],
+    xu = [INF; 3],
+    gl = [],
+    gu = [],
     f = |x| (x[0] + 1.0).sq() + x[1] * x[1] + (x[2] + 1.0).sq() * 10.0,
-    g = |x, g| {});
+    g = |x, g| {}
+);
 // scholtes3: f* = 0.5 at (1, 0) or (0, 1).
-scalar_problem!(Scholtes3, n = 2, m = 0, x0 = [1e-4; 2], xl = [0.0; 2], xu = [INF; 2],
-    gl = [], gu = [],
+scalar_problem!(
+    Scholtes3,
+    n = 2,
+    m = 0,
+    x0 = [1e-4; 2],
+    xl = [0.0; 2],
+    xu = [INF; 2],
+    gl = [],
+    gu = [],
     f = |x| ((x[0] - 1.0).sq() + (x[1] - 1.0).sq()) * 0.5,
-    g = |x, g| {});
+    g = |x, g| {}
+);
 // scholtes4: (z1, z2, z3); f* = 0 at (0, 0, 0) (MacMPEC lists -3.07e-7).
-scalar_problem!(Scholtes4, n = 3, m = 2, x0 = [0.0, 1.0, 0.0], xl = [0.0, 0.0, -INF],
-    xu = [INF; 3], gl = [-INF; 2], gu = [0.0; 2],
+scalar_problem!(
+    Scholtes4,
+    n = 3,
+    m = 2,
+    x0 = [0.0, 1.0, 0.0],
+    xl = [0.0, 0.0, -INF],
+    xu = [INF; 3],
+    gl = [-INF; 2],
+    gu = [0.0; 2],
     f = |x| x[0] + x[1] - x[2],
     g = |x, g| {
         g[0] = -x[0] * 4.0 + x[2];
         g[1] = -x[1] * 4.0 + x[2];
-    });
+    }
+);
 // scholtes5: f* = 1 at (1, 2, 0).
-scalar_problem!(Scholtes5, n = 3, m = 0, x0 = [1.0; 3], xl = [0.0; 3], xu = [INF; 3],
-    gl = [], gu = [],
+scalar_problem!(
+    Scholtes5,
+    n = 3,
+    m = 0,
+    x0 = [1.0; 3],
+    xl = [0.0; 3],
+    xu = [INF; 3],
+    gl = [],
+    gu = [],
     f = |x| (x[0] - 1.0).sq() + (x[1] - 2.0).sq() + (x[2] + 1.0).sq(),
-    g = |x, g| {});
+    g = |x, g| {}
+);
 
 /// The MacMPEC set with published optimal values.
 pub fn all() -> Vec<MpccProblem> {

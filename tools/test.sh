@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The test command (README): formatting, lints and the whole test suite in release mode.
+# Installs the Python reference tools the tests use (PyPI) when they are missing, and generates
+# the reference data they compare against into target/reference.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! python3 -c 'import casadi, pinocchio, example_robot_data' >/dev/null 2>&1; then
+  echo "== installing Python reference tools (tools/requirements.txt)"
+  python3 -m pip install --quiet -r tools/requirements.txt
+fi
+
+if [ -f tools/pinocchio_reference.py ]; then
+  echo "== generating Pinocchio reference data"
+  python3 tools/pinocchio_reference.py target/reference
+fi
+
+echo "== cargo fmt --check"
+cargo fmt --all -- --check
+echo "== cargo clippy"
+cargo clippy --release --all-targets -- -D warnings
+echo "== cargo test --release"
+log=$(mktemp)
+set +e
+cargo test --release --no-fail-fast 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+echo "== summary"
+passed=$(grep -E '^test result:' "$log" | awk '{s+=$4} END {print s+0}')
+failed=$(grep -E '^test result:' "$log" | awk '{s+=$6} END {print s+0}')
+ignored=$(grep -E '^test result:' "$log" | awk '{s+=$8} END {print s+0}')
+echo "tests passed: $passed, failed: $failed, ignored: $ignored, cargo exit status: $status"
+rm -f "$log"
+exit "$status"
