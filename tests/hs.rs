@@ -1,7 +1,7 @@
 //! Hock–Schittkowski problems, degenerate, infeasible and parametric cases.
 
 use fesdj_mpc::solver::dense::DenseNlp;
-use fesdj_mpc::solver::problems::hs;
+use fesdj_mpc::solver::problems::{hs, Backend};
 use fesdj_mpc::solver::{Ipm, Settings, Start, Status};
 
 fn settings() -> Settings {
@@ -12,9 +12,18 @@ fn settings() -> Settings {
 }
 
 #[test]
-fn hock_schittkowski_set() {
+fn hock_schittkowski_set_dense() {
+    hs_set(Backend::Dense);
+}
+
+#[test]
+fn hock_schittkowski_set_ad() {
+    hs_set(Backend::Ad);
+}
+
+fn hs_set(backend: Backend) {
     let mut failures = Vec::new();
-    for prob in hs::all() {
+    for prob in hs::collection(backend) {
         let mut ipm = Ipm::new(prob.nlp.as_ref(), settings()).unwrap();
         let st = ipm.solve(prob.nlp.as_ref(), &[], Start::Initial).unwrap();
         let info = ipm.info();

@@ -1,14 +1,23 @@
 //! MacMPEC problems through the Scholtes homotopy.
 
-use fesdj_mpc::solver::problems::macmpec;
+use fesdj_mpc::solver::problems::{macmpec, Backend};
 use fesdj_mpc::solver::{MpccSettings, MpccSolver, Status};
 
 #[test]
-fn macmpec_set() {
+fn macmpec_set_dense() {
+    macmpec_set(Backend::Dense);
+}
+
+#[test]
+fn macmpec_set_ad() {
+    macmpec_set(Backend::Ad);
+}
+
+fn macmpec_set(backend: Backend) {
     let mut settings = MpccSettings::default();
     settings.ipm.print = std::env::var("FESDJ_LOG").is_ok();
     let mut failures = Vec::new();
-    for prob in macmpec::all() {
+    for prob in macmpec::collection(backend) {
         let mut solver =
             MpccSolver::new(prob.nlp.as_ref(), prob.comp.as_ref(), settings.clone()).unwrap();
         let r = solver.solve(&[], None).unwrap();

@@ -328,3 +328,42 @@ impl Complementarity for AdComplementarity {
         self.h_var[i]
     }
 }
+
+/// Build an [`AdNlp`] from a problem written generically over [`Scalar`](crate::ad::Scalar)
+/// (the same code that [`DenseNlp`](super::dense::DenseNlp) differentiates numerically),
+/// here instantiated with `Sx` for exact sparse derivatives.
+pub fn from_scalar_problem<P: super::dense::ScalarProblem>(p: &P) -> Result<AdNlp, SolverError> {
+    let (n, m) = (p.n(), p.m());
+    let x = Sx::sym_vec("x", n);
+    let par = Sx::sym_vec("p", p.n_p());
+    let f = p.objective(&x, &par);
+    let mut g = vec![Sx::constant(0.0); m];
+    p.constraints(&x, &par, &mut g);
+    let mut b = NlpBounds {
+        x_l: vec![0.0; n],
+        x_u: vec![0.0; n],
+        g_l: vec![0.0; m],
+        g_u: vec![0.0; m],
+        x0: vec![0.0; n],
+    };
+    p.bounds(&mut b.x_l, &mut b.x_u, &mut b.g_l, &mut b.g_u);
+    p.initial_point(&mut b.x0);
+    AdNlp::from_sx(&x, &par, f, &g, b)
+}
+
+/// Build an [`AdComplementarity`] from generic complementarity functions (with `n_p`
+/// parameters).
+pub fn from_scalar_complementarity<C: super::dense::ScalarComplementarity>(
+    c: &C,
+    n_p: usize,
+) -> Result<AdComplementarity, SolverError> {
+    let x = Sx::sym_vec("x", c.n());
+    let par = Sx::sym_vec("p", n_p);
+    let k = c.n_pairs();
+    let mut g = vec![Sx::constant(0.0); k];
+    let mut h = vec![Sx::constant(0.0); k];
+    c.eval(&x, &par, &mut g, &mut h);
+    let fg = Function::new("G", &[&x, &par], &[&g])?;
+    let fh = Function::new("H", &[&x, &par], &[&h])?;
+    AdComplementarity::new(&fg, &fh)
+}

@@ -2,9 +2,12 @@
 //! Programming Codes*, 1981) with their published optimal values, plus a rank-deficient,
 //! an infeasible and a parametric problem.
 
+use super::Backend;
 use super::{scalar_problem, NlpProblem, INF};
 use crate::ad::Scalar;
+use crate::solver::ad_nlp::from_scalar_problem;
 use crate::solver::dense::{DenseNlp, ScalarProblem};
+use crate::solver::nlp::Nlp;
 
 scalar_problem!(
     Hs001,
@@ -354,33 +357,54 @@ pub fn parametric_solution(p: [f64; 2]) -> [f64; 2] {
     [p[0] - t, p[1] - t]
 }
 
-/// The Hock–Schittkowski set with published optimal values.
+/// The Hock–Schittkowski set with published optimal values (dense derivatives).
 pub fn all() -> Vec<NlpProblem> {
-    fn b<P: ScalarProblem + 'static>(name: &'static str, p: P, f_star: f64) -> NlpProblem {
+    collection(Backend::Dense)
+}
+
+/// The Hock–Schittkowski set with the chosen derivative backend.
+pub fn collection(backend: Backend) -> Vec<NlpProblem> {
+    fn b<P: ScalarProblem + 'static>(
+        name: &'static str,
+        p: P,
+        f_star: f64,
+        be: Backend,
+    ) -> NlpProblem {
         NlpProblem {
             name,
-            nlp: Box::new(DenseNlp::new(p)),
+            nlp: build(p, be),
             f_star,
         }
     }
     vec![
-        b("hs001", Hs001, 0.0),
-        b("hs006", Hs006, 0.0),
-        b("hs010", Hs010, -1.0),
-        b("hs014", Hs014, 9.0 - 2.875 * 7f64.sqrt()),
-        b("hs021", Hs021, -99.96),
-        b("hs035", Hs035, 1.0 / 9.0),
-        b("hs038", Hs038, 0.0),
-        b("hs039", Hs039, -1.0),
-        b("hs040", Hs040, -0.25),
-        b("hs043", Hs043, -44.0),
-        b("hs044", Hs044, -15.0),
-        b("hs071", Hs071, 17.0140173),
-        b("hs076", Hs076, -4.681818181),
-        b("hs100", Hs100, 680.6300573),
-        b("hs113", Hs113, 24.3062091),
-        b("rank_deficient", RankDeficient, 0.5),
+        b("hs001", Hs001, 0.0, backend),
+        b("hs006", Hs006, 0.0, backend),
+        b("hs010", Hs010, -1.0, backend),
+        b("hs014", Hs014, 9.0 - 2.875 * 7f64.sqrt(), backend),
+        b("hs021", Hs021, -99.96, backend),
+        b("hs035", Hs035, 1.0 / 9.0, backend),
+        b("hs038", Hs038, 0.0, backend),
+        b("hs039", Hs039, -1.0, backend),
+        b("hs040", Hs040, -0.25, backend),
+        b("hs043", Hs043, -44.0, backend),
+        b("hs044", Hs044, -15.0, backend),
+        b("hs071", Hs071, 17.0140173, backend),
+        b("hs076", Hs076, -4.681818181, backend),
+        b("hs100", Hs100, 680.6300573, backend),
+        b("hs113", Hs113, 24.3062091, backend),
+        b("rank_deficient", RankDeficient, 0.5, backend),
     ]
+}
+
+/// Wrap a generic problem with the chosen derivative backend.
+pub fn build<P: ScalarProblem + 'static>(p: P, backend: Backend) -> Box<dyn Nlp> {
+    match backend {
+        Backend::Dense => Box::new(DenseNlp::new(p)),
+        Backend::Ad => match from_scalar_problem(&p) {
+            Ok(nlp) => Box::new(nlp),
+            Err(_) => Box::new(DenseNlp::new(p)),
+        },
+    }
 }
 
 /// The infeasible problem (expected status: Infeasible).

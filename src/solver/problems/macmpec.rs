@@ -1,10 +1,25 @@
 //! MPCCs from Leyffer's MacMPEC collection, encoded natively, with the published optimal
 //! objective values (each also verified by hand: the optimum is stated beside each problem).
 
+use super::hs::build;
+use super::Backend;
 use super::{scalar_problem, MpccProblem, INF};
 use crate::ad::Scalar;
-use crate::solver::dense::{DenseComplementarity, DenseNlp, ScalarComplementarity, ScalarProblem};
-use crate::solver::nlp::VariablePairs;
+use crate::solver::ad_nlp::from_scalar_complementarity;
+use crate::solver::dense::{DenseComplementarity, ScalarComplementarity, ScalarProblem};
+use crate::solver::nlp::{Complementarity, VariablePairs};
+
+/// No pairs (fallback only).
+struct NoPairs(usize);
+impl ScalarComplementarity for NoPairs {
+    fn n(&self) -> usize {
+        self.0
+    }
+    fn n_pairs(&self) -> usize {
+        0
+    }
+    fn eval<S: Scalar>(&self, _x: &[S], _p: &[S], _g: &mut [S], _h: &mut [S]) {}
+}
 
 /// Complementarity functions from a formula (all pairs `0 <= G_i ⟂ H_i >= 0`).
 macro_rules! comp {
@@ -300,18 +315,32 @@ scalar_problem!(
     g = |x, g| {}
 );
 
-/// The MacMPEC set with published optimal values.
+/// The MacMPEC set with published optimal values (dense derivatives).
 pub fn all() -> Vec<MpccProblem> {
+    collection(Backend::Dense)
+}
+
+/// The MacMPEC set with the chosen derivative backend.
+pub fn collection(backend: Backend) -> Vec<MpccProblem> {
+    let be = backend;
     fn fun<P: ScalarProblem + 'static, C: ScalarComplementarity + 'static>(
         name: &'static str,
         p: P,
         c: C,
         f_star: f64,
+        be: Backend,
     ) -> MpccProblem {
+        let comp: Box<dyn Complementarity> = match be {
+            Backend::Dense => Box::new(DenseComplementarity::new(c, 0)),
+            Backend::Ad => match from_scalar_complementarity(&c, 0) {
+                Ok(c) => Box::new(c),
+                Err(_) => Box::new(DenseComplementarity::new(c, 0)),
+            },
+        };
         MpccProblem {
             name,
-            nlp: Box::new(DenseNlp::new(p)),
-            comp: Box::new(DenseComplementarity::new(c, 0)),
+            nlp: build(p, be),
+            comp,
             f_star,
         }
     }
@@ -320,32 +349,37 @@ pub fn all() -> Vec<MpccProblem> {
         p: P,
         pairs: Vec<(usize, usize)>,
         f_star: f64,
+        be: Backend,
     ) -> MpccProblem {
         let n = p.n();
+        let comp: Box<dyn Complementarity> = match VariablePairs::new(n, pairs) {
+            Ok(v) => Box::new(v),
+            Err(_) => Box::new(DenseComplementarity::new(NoPairs(n), 0)),
+        };
         MpccProblem {
             name,
-            nlp: Box::new(DenseNlp::new(p)),
-            comp: Box::new(VariablePairs::new(n, pairs).expect("static pairs are valid")),
+            nlp: build(p, be),
+            comp,
             f_star,
         }
     }
     vec![
-        fun("bard1", Bard1, Bard1C, 17.0),
-        fun("dempe", Dempe, DempeC, 28.25),
-        fun("desilva", Desilva, DesilvaC, -1.0),
-        fun("df1", Df1, Df1C, 0.0),
-        fun("gauvin", Gauvin, GauvinC, 20.0),
-        fun("jr1", Jr1, JrC, 0.5),
-        fun("jr2", Jr2, JrC, 0.5),
-        var("kth1", Kth1, vec![(0, 1)], 0.0),
-        var("kth2", Kth2, vec![(0, 1)], 0.0),
-        var("kth3", Kth3, vec![(0, 1)], 0.5),
-        fun("ralph1", Ralph1, Ralph1C, 0.0),
-        var("ralph2", Ralph2, vec![(0, 1)], 0.0),
-        fun("scholtes1", Scholtes1, ScholtesC, 2.0),
-        fun("scholtes2", Scholtes2, ScholtesC, 15.0),
-        var("scholtes3", Scholtes3, vec![(0, 1)], 0.5),
-        var("scholtes4", Scholtes4, vec![(0, 1)], 0.0),
-        var("scholtes5", Scholtes5, vec![(0, 2), (1, 2)], 1.0),
+        fun("bard1", Bard1, Bard1C, 17.0, be),
+        fun("dempe", Dempe, DempeC, 28.25, be),
+        fun("desilva", Desilva, DesilvaC, -1.0, be),
+        fun("df1", Df1, Df1C, 0.0, be),
+        fun("gauvin", Gauvin, GauvinC, 20.0, be),
+        fun("jr1", Jr1, JrC, 0.5, be),
+        fun("jr2", Jr2, JrC, 0.5, be),
+        var("kth1", Kth1, vec![(0, 1)], 0.0, be),
+        var("kth2", Kth2, vec![(0, 1)], 0.0, be),
+        var("kth3", Kth3, vec![(0, 1)], 0.5, be),
+        fun("ralph1", Ralph1, Ralph1C, 0.0, be),
+        var("ralph2", Ralph2, vec![(0, 1)], 0.0, be),
+        fun("scholtes1", Scholtes1, ScholtesC, 2.0, be),
+        fun("scholtes2", Scholtes2, ScholtesC, 15.0, be),
+        var("scholtes3", Scholtes3, vec![(0, 1)], 0.5, be),
+        var("scholtes4", Scholtes4, vec![(0, 1)], 0.0, be),
+        var("scholtes5", Scholtes5, vec![(0, 2), (1, 2)], 1.0, be),
     ]
 }

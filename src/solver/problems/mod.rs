@@ -7,6 +7,16 @@ pub mod macmpec;
 
 use super::nlp::{Complementarity, Nlp};
 
+/// How the problems of a collection are differentiated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// Dense forward-mode hyper-dual numbers ([`DenseNlp`](crate::solver::dense::DenseNlp)).
+    Dense,
+    /// Symbolic `Sx` expressions compiled into sparse derivative tapes
+    /// ([`AdNlp`](crate::solver::ad_nlp::AdNlp)).
+    Ad,
+}
+
 /// An NLP test problem with its known optimal objective.
 pub struct NlpProblem {
     /// Name (e.g. "hs071").
@@ -39,6 +49,7 @@ macro_rules! scalar_problem {
     ) => {
         /// Test problem (see the module documentation).
         pub struct $ty;
+
         impl $crate::solver::dense::ScalarProblem for $ty {
             fn n(&self) -> usize {
                 $n
