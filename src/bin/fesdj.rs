@@ -19,6 +19,8 @@ struct Cli {
 enum Command {
     /// Evaluate an imported function (and its sparse derivatives) at given inputs.
     Eval(cli::eval::EvalArgs),
+    /// Solve mathematical programs with complementarity constraints.
+    Mpcc(cli::mpcc::MpccArgs),
 }
 
 fn main() -> ExitCode {
@@ -34,5 +36,6 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
+        Command::Mpcc(a) => ExitCode::from(cli::mpcc::run(&a).clamp(0, 255) as u8),
     }
 }

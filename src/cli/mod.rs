@@ -2,3 +2,4 @@
 //! `src/bin/fesdj.rs` only dispatches).
 
 pub mod eval;
+pub mod mpcc;
