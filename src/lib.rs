@@ -3,7 +3,8 @@
 //!
 //! Layers (bottom-up): [`ad`] symbolic differentiation with exact sparsity; [`model`] robot
 //! models from URDF with generic-scalar kinematics, dynamics and contacts; [`fesdj`] the FESD-J
-//! transcription of complementarity Lagrangian systems into MPCCs; [`cli`] the subcommands of
+//! transcription of complementarity Lagrangian systems into MPCCs; [`solver`] the interior-point
+//! NLP solver and the MPCC homotopy; [`cli`] the subcommands of
 //! the `fesdj` binary.
 #![warn(missing_docs)]
 
@@ -11,3 +12,4 @@ pub mod ad;
 pub mod cli;
 pub mod fesdj;
 pub mod model;
+pub mod solver;

@@ -17,6 +17,8 @@ enum Command {
     Dynamics(cli::dynamics::DynamicsArgs),
     /// Evaluate an imported function (and its sparse derivatives) at given inputs.
     Eval(cli::eval::EvalArgs),
+    /// Solve mathematical programs with complementarity constraints.
+    Mpcc(cli::mpcc::MpccArgs),
 }
 
 fn main() {
@@ -39,6 +41,7 @@ fn main() {
                 2
             }
         },
+        Command::Mpcc(a) => cli::mpcc::run(a),
     };
     std::process::exit(code);
 }

@@ -3,3 +3,4 @@
 
 pub mod dynamics;
 pub mod eval;
+pub mod mpcc;

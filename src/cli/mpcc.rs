@@ -1,0 +1,115 @@
+//! `fesdj mpcc solve PROBLEM.json [--settings S.yaml] [--json]`: solve an MPCC of the
+//! `fesdj-mpcc` import format (`docs/formats.md`) with the Scholtes homotopy around our
+//! interior-point method. The iteration log goes to stderr; with `--json`, one JSON object with
+//! `status`, `objective`, `comp_residual` (max_i min(G_i, H_i)), `comp_residual_product`
+//! (max_i G_i H_i), `max_constraint_violation`, `nlp_iterations`, `homotopy_steps`, `polished`,
+//! `time_s` and the solution `x` is printed on stdout.
+
+use crate::ad::import::read_problem;
+use crate::solver::ad_nlp::AdNlp;
+use crate::solver::{MpccResult, MpccSettings, MpccSolver, SolverError, Status};
+use std::path::PathBuf;
+
+/// Arguments of `fesdj mpcc`.
+#[derive(Debug, clap::Args)]
+pub struct MpccArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: MpccCommand,
+}
+
+/// Subcommands of `fesdj mpcc`.
+#[derive(Debug, clap::Subcommand)]
+pub enum MpccCommand {
+    /// Solve an MPCC of the fesdj-mpcc format.
+    Solve(SolveArgs),
+}
+
+/// Arguments of `fesdj mpcc solve`.
+#[derive(Debug, clap::Args)]
+pub struct SolveArgs {
+    /// Problem file (fesdj-mpcc JSON, e.g. written by tools/casadi_export.py).
+    pub problem: PathBuf,
+    /// Homotopy and IPM settings (YAML; any subset of the fields of `MpccSettings`).
+    #[arg(long)]
+    pub settings: Option<PathBuf>,
+    /// Print the result as one JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// Do not print the iteration log.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+fn load_settings(path: &Option<PathBuf>) -> Result<MpccSettings, SolverError> {
+    let Some(p) = path else {
+        return Ok(MpccSettings::default());
+    };
+    let io = |why: String| SolverError::Io {
+        file: p.display().to_string(),
+        why,
+    };
+    let text = std::fs::read_to_string(p).map_err(|e| io(e.to_string()))?;
+    let s: MpccSettings = serde_saphyr::from_str(&text).map_err(|e| io(e.to_string()))?;
+    s.validate()?;
+    Ok(s)
+}
+
+/// Solve the problem of `args` (library entry point of the subcommand).
+pub fn solve(args: &SolveArgs) -> Result<MpccResult, SolverError> {
+    let mut settings = load_settings(&args.settings)?;
+    if args.quiet {
+        settings.ipm.print = false;
+    } else if args.settings.is_none() {
+        settings.ipm.print = true;
+    }
+    let prob = read_problem(&args.problem)?;
+    let (nlp, comp) = AdNlp::from_imported(&prob)?;
+    let mut solver = MpccSolver::new(&nlp, &comp, settings)?;
+    solver.solve(&prob.p0, None)
+}
+
+/// Run `fesdj mpcc …`; returns the process exit code (0 solved, 1 not solved, 2 error).
+pub fn run(args: &MpccArgs) -> i32 {
+    match &args.command {
+        MpccCommand::Solve(a) => match solve(a) {
+            Ok(r) => {
+                eprintln!(
+                    "mpcc: {:?}, objective {:.10e}, comp residual {:.2e}, violation {:.2e}, {} NLP iterations, {} homotopy steps{}, {:.3} s",
+                    r.status,
+                    r.objective,
+                    r.comp_residual,
+                    r.max_constraint_violation,
+                    r.nlp_iterations,
+                    r.homotopy_steps,
+                    if r.polished { " + polishing" } else { "" },
+                    r.time_s
+                );
+                if a.json {
+                    let doc = serde_json::json!({
+                        "status": format!("{:?}", r.status),
+                        "objective": r.objective,
+                        "comp_residual": r.comp_residual,
+                        "comp_residual_product": r.comp_residual_product,
+                        "max_constraint_violation": r.max_constraint_violation,
+                        "nlp_iterations": r.nlp_iterations,
+                        "homotopy_steps": r.homotopy_steps,
+                        "polished": r.polished,
+                        "time_s": r.time_s,
+                        "x": r.x,
+                    });
+                    println!("{doc}");
+                }
+                if r.status == Status::Solved {
+                    0
+                } else {
+                    1
+                }
+            }
+            Err(e) => {
+                eprintln!("fesdj mpcc solve: {e}");
+                2
+            }
+        },
+    }
+}

@@ -1,0 +1,479 @@
+//! Primal-dual interior-point method with a filter line search (Wächter & Biegler 2006).
+//!
+//! The problem `min f s.t. g_L <= g <= g_U, x_L <= x <= x_U` is solved through the barrier
+//! problems
+//! ```text
+//! min φ_μ(x, s) = f(x) − μ Σ ln(x − x_L) − μ Σ ln(x_U − x) − μ Σ ln(s − g_L) − μ Σ ln(g_U − s)
+//! s.t. g_E(x) = g_L,E,   g_I(x) − s = 0
+//! ```
+//! with slacks `s` for the inequality rows. Each iteration solves the reduced primal-dual
+//! system of [`kkt`](super::kkt) with inertia correction, backtracks along the step with the
+//! filter rules (second-order corrections included) and enters a feasibility-restoration phase
+//! when no acceptable step exists. All work arrays are allocated by [`Ipm::new`]; an iteration
+//! allocates nothing.
+
+mod direction;
+mod init;
+mod linesearch;
+mod log;
+mod restoration;
+
+use super::error::SolverError;
+use super::kkt::Kkt;
+use super::nlp::{validate_nlp, Nlp};
+use super::settings::Settings;
+use super::status::{Info, Status};
+use std::io::Write;
+use std::time::Instant;
+
+/// How to start a solve.
+#[derive(Clone, Copy, Debug)]
+pub enum Start<'a> {
+    /// Cold start from [`Nlp::initial_point`].
+    Initial,
+    /// Cold start from the given primal point.
+    Primal(&'a [f64]),
+    /// Warm start from a previous primal-dual solution (unscaled multipliers, as returned in
+    /// [`Solution`]).
+    Warm {
+        /// Primal point (n).
+        x: &'a [f64],
+        /// Constraint multipliers (m).
+        lambda: &'a [f64],
+        /// Lower-bound multipliers (n).
+        z_l: &'a [f64],
+        /// Upper-bound multipliers (n).
+        z_u: &'a [f64],
+    },
+}
+
+/// The final primal-dual point of a solve (unscaled; multipliers satisfy
+/// `∇f + Jᵀλ − z_L + z_U = 0` at a KKT point).
+#[derive(Clone, Copy, Debug)]
+pub struct Solution<'a> {
+    /// Primal solution.
+    pub x: &'a [f64],
+    /// Constraint values at `x`.
+    pub g: &'a [f64],
+    /// Constraint multipliers.
+    pub lambda: &'a [f64],
+    /// Lower-bound multipliers.
+    pub z_l: &'a [f64],
+    /// Upper-bound multipliers.
+    pub z_u: &'a [f64],
+    /// Objective value.
+    pub objective: f64,
+}
+
+/// Early-exit hook: called with the primal iterate after every accepted step; returning
+/// `true` stops the solve with [`Status::UserStop`].
+pub(crate) type Hook<'h> = &'h mut dyn FnMut(&[f64]) -> bool;
+
+/// The interior-point solver with all its work space, built once per problem structure.
+pub struct Ipm {
+    settings: Settings,
+    n: usize,
+    m: usize,
+    nnz_j: usize,
+    nnz_h: usize,
+    jac_row: Vec<u32>,
+    jac_col: Vec<u32>,
+    // bounds (constraint bounds scaled)
+    xl: Vec<f64>,
+    xu: Vec<f64>,
+    has_xl: Vec<bool>,
+    has_xu: Vec<bool>,
+    fixed: Vec<bool>,
+    gl: Vec<f64>,
+    gu: Vec<f64>,
+    is_eq: Vec<bool>,
+    has_sl: Vec<bool>,
+    has_su: Vec<bool>,
+    // scaling
+    obj_scale: f64,
+    con_scale: Vec<f64>,
+    // iterate
+    x: Vec<f64>,
+    s: Vec<f64>,
+    y: Vec<f64>,
+    zl: Vec<f64>,
+    zu: Vec<f64>,
+    vl: Vec<f64>,
+    vu: Vec<f64>,
+    f: f64,
+    grad: Vec<f64>,
+    g: Vec<f64>,
+    jac: Vec<f64>,
+    hess: Vec<f64>,
+    lam_cb: Vec<f64>,
+    // residuals
+    rx: Vec<f64>,
+    rc: Vec<f64>,
+    // direction
+    dx: Vec<f64>,
+    ds: Vec<f64>,
+    dy: Vec<f64>,
+    dzl: Vec<f64>,
+    dzu: Vec<f64>,
+    dvl: Vec<f64>,
+    dvu: Vec<f64>,
+    // trial
+    xt: Vec<f64>,
+    st: Vec<f64>,
+    gt: Vec<f64>,
+    ft: f64,
+    // KKT
+    kkt: Kkt,
+    rhs: Vec<f64>,
+    sol: Vec<f64>,
+    sol_save: Vec<f64>,
+    soc_alpha: f64,
+    fact_start: usize,
+    diag_x: Vec<f64>,
+    diag_c: Vec<f64>,
+    bs: Vec<f64>,
+    sig_s: Vec<f64>,
+    csoc: Vec<f64>,
+    // algorithm state
+    mu: f64,
+    delta_w: f64,
+    last_delta_w: f64,
+    reg_c: f64,
+    filter: Vec<(f64, f64)>,
+    theta_max: f64,
+    theta_min: f64,
+    info: Info,
+    // outputs
+    out_lambda: Vec<f64>,
+    out_zl: Vec<f64>,
+    out_zu: Vec<f64>,
+    out_g: Vec<f64>,
+    // restoration
+    is_restoration: bool,
+    resto: Option<Box<restoration::Restoration>>,
+    log: Option<Box<dyn Write + Send>>,
+    log_prefix: &'static str,
+    start_time: Instant,
+}
+
+impl Ipm {
+    /// Allocate the work space for `nlp` and analyse its KKT pattern.
+    pub fn new(nlp: &dyn Nlp, settings: Settings) -> Result<Ipm, SolverError> {
+        settings.validate()?;
+        validate_nlp(nlp)?;
+        let (n, m) = (nlp.n(), nlp.m());
+        let jp = nlp.jacobian_pattern();
+        let hp = nlp.hessian_pattern();
+        let kkt = Kkt::new(hp, jp)?;
+        let dim = kkt.dim();
+        let mut jac_row = Vec::with_capacity(jp.nnz());
+        let mut jac_col = Vec::with_capacity(jp.nnz());
+        for (i, j) in jp.entries() {
+            jac_row.push(i as u32);
+            jac_col.push(j as u32);
+        }
+        let v = |k: usize| vec![0.0; k];
+        let b = |k: usize| vec![false; k];
+        let mut info = Info::default();
+        info.history.reserve(settings.max_iter + 1);
+        let log: Option<Box<dyn Write + Send>> = if settings.print {
+            Some(Box::new(std::io::stderr()))
+        } else {
+            None
+        };
+        Ok(Ipm {
+            n,
+            m,
+            nnz_j: jp.nnz(),
+            nnz_h: hp.nnz(),
+            jac_row,
+            jac_col,
+            xl: v(n),
+            xu: v(n),
+            has_xl: b(n),
+            has_xu: b(n),
+            fixed: b(n),
+            gl: v(m),
+            gu: v(m),
+            is_eq: b(m),
+            has_sl: b(m),
+            has_su: b(m),
+            obj_scale: 1.0,
+            con_scale: vec![1.0; m],
+            x: v(n),
+            s: v(m),
+            y: v(m),
+            zl: v(n),
+            zu: v(n),
+            vl: v(m),
+            vu: v(m),
+            f: 0.0,
+            grad: v(n),
+            g: v(m),
+            jac: v(jp.nnz()),
+            hess: v(hp.nnz()),
+            lam_cb: v(m),
+            rx: v(n),
+            rc: v(m),
+            dx: v(n),
+            ds: v(m),
+            dy: v(m),
+            dzl: v(n),
+            dzu: v(n),
+            dvl: v(m),
+            dvu: v(m),
+            xt: v(n),
+            st: v(m),
+            gt: v(m),
+            ft: 0.0,
+            kkt,
+            rhs: v(dim),
+            sol: v(dim),
+            sol_save: v(dim),
+            soc_alpha: 1.0,
+            fact_start: 0,
+            diag_x: v(n),
+            diag_c: v(m),
+            bs: v(m),
+            sig_s: v(m),
+            csoc: v(m),
+            mu: settings.mu_init,
+            delta_w: 0.0,
+            last_delta_w: 0.0,
+            reg_c: settings.dual_regularization,
+            filter: Vec::with_capacity(2 * settings.max_iter + 16),
+            theta_max: 0.0,
+            theta_min: 0.0,
+            info,
+            out_lambda: v(m),
+            out_zl: v(n),
+            out_zu: v(n),
+            out_g: v(m),
+            is_restoration: false,
+            resto: None,
+            log,
+            log_prefix: "",
+            start_time: Instant::now(),
+            settings,
+        })
+    }
+
+    /// Current settings.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Change settings between solves (validated; the history capacity grows if `max_iter` did).
+    pub fn set_settings(&mut self, settings: Settings) -> Result<(), SolverError> {
+        settings.validate()?;
+        if settings.print && self.log.is_none() {
+            self.log = Some(Box::new(std::io::stderr()));
+        } else if !settings.print {
+            self.log = None;
+        }
+        let need = settings.max_iter + 1;
+        if self.info.history.capacity() < need {
+            self.info.history.reserve(need);
+        }
+        if self.filter.capacity() < 2 * settings.max_iter + 16 {
+            self.filter.reserve(2 * settings.max_iter + 16);
+        }
+        self.settings = settings;
+        Ok(())
+    }
+
+    /// Send the iteration log to `w` (or switch it off with `None`).
+    pub fn set_log_writer(&mut self, w: Option<Box<dyn Write + Send>>) {
+        self.log = w;
+    }
+
+    /// Statistics of the last solve.
+    pub fn info(&self) -> &Info {
+        &self.info
+    }
+
+    /// The final point of the last solve.
+    pub fn solution(&self) -> Solution<'_> {
+        Solution {
+            x: &self.x,
+            g: &self.out_g,
+            lambda: &self.out_lambda,
+            z_l: &self.out_zl,
+            z_u: &self.out_zu,
+            objective: self.info.objective,
+        }
+    }
+
+    /// Solve `nlp` (which must have the structure the solver was built for) with parameters `p`.
+    pub fn solve(
+        &mut self,
+        nlp: &dyn Nlp,
+        p: &[f64],
+        start: Start<'_>,
+    ) -> Result<Status, SolverError> {
+        self.check_dims(nlp, p, &start)?;
+        Ok(self.solve_impl(nlp, p, start, None))
+    }
+
+    fn check_dims(&self, nlp: &dyn Nlp, p: &[f64], start: &Start<'_>) -> Result<(), SolverError> {
+        let d = |what, expected, got| {
+            if expected == got {
+                Ok(())
+            } else {
+                Err(SolverError::Dimension {
+                    what,
+                    expected,
+                    got,
+                })
+            }
+        };
+        d("n", self.n, nlp.n())?;
+        d("m", self.m, nlp.m())?;
+        d("Jacobian nnz", self.nnz_j, nlp.jacobian_pattern().nnz())?;
+        d("Hessian nnz", self.nnz_h, nlp.hessian_pattern().nnz())?;
+        d("parameters", nlp.n_p(), p.len())?;
+        match start {
+            Start::Initial => {}
+            Start::Primal(x) => d("x0", self.n, x.len())?,
+            Start::Warm {
+                x,
+                lambda,
+                z_l,
+                z_u,
+            } => {
+                d("x0", self.n, x.len())?;
+                d("lambda0", self.m, lambda.len())?;
+                d("z_l0", self.n, z_l.len())?;
+                d("z_u0", self.n, z_u.len())?;
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn solve_impl(
+        &mut self,
+        nlp: &dyn Nlp,
+        p: &[f64],
+        start: Start<'_>,
+        mut hook: Option<Hook<'_>>,
+    ) -> Status {
+        self.start_time = Instant::now();
+        self.info.reset();
+        self.fact_start = self.kkt.factorizations;
+        let status = self.run(nlp, p, start, &mut hook);
+        self.finish(nlp, p);
+        self.info.timers.total = self.start_time.elapsed().as_secs_f64();
+        if let Some(w) = self.log.as_mut() {
+            let _ = writeln!(
+                w,
+                "{}status {:?}: {} iterations, objective {:.10e}, constr viol {:.2e}, time {:.3} ms",
+                self.log_prefix,
+                status,
+                self.info.iterations,
+                self.info.objective,
+                self.info.constr_violation,
+                1e3 * self.info.timers.total
+            );
+        }
+        status
+    }
+
+    fn elapsed(&self) -> f64 {
+        self.start_time.elapsed().as_secs_f64()
+    }
+
+    fn run(
+        &mut self,
+        nlp: &dyn Nlp,
+        p: &[f64],
+        start: Start<'_>,
+        hook: &mut Option<Hook<'_>>,
+    ) -> Status {
+        if let Err(st) = self.initialize(nlp, p, start) {
+            return st;
+        }
+        self.log_header();
+        let mut acceptable_count = 0usize;
+        let mut adaptive = AdaptiveState::default();
+        let mut iter = 0usize;
+        loop {
+            // derivatives at the current point (f and g are current)
+            if !self.eval_derivatives(nlp, p) {
+                return Status::EvaluationError;
+            }
+            self.compute_residuals();
+            let e0 = self.kkt_error(0.0);
+            let (du, pr, co) = self.unscaled_errors();
+            self.log_iteration(iter, pr, du, co);
+            if e0 <= self.settings.tol
+                && du <= self.settings.dual_inf_tol
+                && pr <= self.settings.constr_viol_tol
+                && co <= self.settings.compl_inf_tol
+            {
+                return Status::Solved;
+            }
+            if e0 <= self.settings.acceptable_tol && pr <= self.settings.acceptable_constr_viol_tol
+            {
+                acceptable_count += 1;
+                if acceptable_count >= self.settings.acceptable_iter {
+                    return Status::Acceptable;
+                }
+            } else {
+                acceptable_count = 0;
+            }
+            if iter >= self.settings.max_iter {
+                return Status::MaxIterations;
+            }
+            if self.elapsed() > self.settings.max_wall_time {
+                return Status::MaxTime;
+            }
+            if crate::solver::kkt::inf_norm(&self.x) > self.settings.diverging_iterates_tol {
+                return Status::Diverging;
+            }
+            self.update_barrier(e0, &mut adaptive);
+            // search direction
+            let t0 = Instant::now();
+            let ok = self.compute_direction();
+            self.info.timers.linear_algebra += t0.elapsed().as_secs_f64();
+            if !ok {
+                return Status::NumericalError;
+            }
+            iter += 1;
+            self.info.iterations += 1;
+            let t1 = Instant::now();
+            let ls = self.line_search(nlp, p);
+            self.info.timers.line_search += t1.elapsed().as_secs_f64();
+            match ls {
+                linesearch::Outcome::Accepted => {}
+                linesearch::Outcome::Failed => {
+                    if self.is_restoration || !self.settings.restoration {
+                        return Status::RestorationFailed;
+                    }
+                    let tr = Instant::now();
+                    let r = self.restoration_phase(nlp, p);
+                    self.info.timers.restoration += tr.elapsed().as_secs_f64();
+                    if let Err(st) = r {
+                        return st;
+                    }
+                    acceptable_count = 0;
+                    continue;
+                }
+                linesearch::Outcome::EvalError => return Status::EvaluationError,
+            }
+            if let Some(h) = hook.as_mut() {
+                if h(&self.x) {
+                    return Status::UserStop;
+                }
+            }
+        }
+    }
+}
+
+/// State of the adaptive barrier strategy.
+#[derive(Default)]
+pub(crate) struct AdaptiveState {
+    fixed_mode: bool,
+    recent: [f64; 4],
+    count: usize,
+    switch_error: f64,
+}

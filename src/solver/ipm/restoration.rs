@@ -1,0 +1,357 @@
+//! Feasibility restoration phase (Wächter & Biegler 2006, §3.3).
+//!
+//! When the filter line search finds no acceptable step, the solver minimises the constraint
+//! violation
+//! ```text
+//! min_{x, p, n}  ρ Σ (p_i + n_i) + ζ/2 ‖D_R (x − x̄)‖²
+//! s.t.  g_L <= g(x) − p + n <= g_U,  x_L <= x <= x_U,  p, n >= 0
+//! ```
+//! (ρ = 1000, ζ = √μ, D_R = diag(min(1, 1/|x̄_j|))) with a second instance of the same
+//! interior-point method, stopped as soon as its iterate is acceptable to the original filter
+//! and has reduced the violation by 10 %. If it instead converges with a violation above
+//! `constr_viol_tol`, the problem is reported locally infeasible. The restoration solver and
+//! its work space are built on first use and kept.
+
+use super::init::{eval_fg, push_into};
+use super::{Ipm, Start};
+use crate::ad::SparsityPattern;
+use crate::solver::error::{EvalError, SolverError};
+use crate::solver::nlp::Nlp;
+use crate::solver::settings::Settings;
+use crate::solver::status::Status;
+use std::cell::RefCell;
+
+const RHO: f64 = 1000.0;
+const KAPPA_RESTO: f64 = 0.9;
+
+/// Data of the restoration problem (patterns built once; reference point set per call).
+pub(crate) struct RestoData {
+    n: usize,
+    m: usize,
+    nnz_j: usize,
+    jac: SparsityPattern,
+    hess: SparsityPattern,
+    hmap: Vec<usize>,
+    diag_pos: Vec<usize>,
+    xref: Vec<f64>,
+    dr: Vec<f64>,
+    p0: Vec<f64>,
+    n0: Vec<f64>,
+    zeta: f64,
+    scratch: RefCell<Vec<f64>>,
+}
+
+/// The restoration NLP over `(x, p, n)`.
+struct RestoNlp<'a> {
+    inner: &'a dyn Nlp,
+    d: &'a RestoData,
+}
+
+impl RestoData {
+    fn new(inner: &dyn Nlp) -> Result<RestoData, SolverError> {
+        let (n, m) = (inner.n(), inner.m());
+        let nt = n + 2 * m;
+        let bad = |e: crate::ad::AdError| SolverError::InvalidProblem(e.to_string());
+        let ij = inner.jacobian_pattern();
+        let mut col_ptr = ij.col_ptr().to_vec();
+        let mut row_idx = ij.row_idx().to_vec();
+        for k in 0..2 * m {
+            row_idx.push(k % m);
+            col_ptr.push(ij.nnz() + k + 1);
+        }
+        let jac = SparsityPattern::new(m, nt, col_ptr, row_idx).map_err(bad)?;
+        let ih = inner.hessian_pattern();
+        let mut entries: Vec<(usize, usize)> = ih.entries().collect();
+        entries.extend((0..n).map(|j| (j, j)));
+        let (hess, map) = SparsityPattern::from_triplets(nt, nt, &entries).map_err(bad)?;
+        let hmap = map[..ih.nnz()].to_vec();
+        let diag_pos = map[ih.nnz()..].to_vec();
+        Ok(RestoData {
+            n,
+            m,
+            nnz_j: ij.nnz(),
+            jac,
+            hess,
+            hmap,
+            diag_pos,
+            xref: vec![0.0; n],
+            dr: vec![0.0; n],
+            p0: vec![0.0; m],
+            n0: vec![0.0; m],
+            zeta: 0.0,
+            scratch: RefCell::new(vec![0.0; ih.nnz()]),
+        })
+    }
+}
+
+impl Nlp for RestoNlp<'_> {
+    fn n(&self) -> usize {
+        self.d.n + 2 * self.d.m
+    }
+    fn m(&self) -> usize {
+        self.d.m
+    }
+    fn n_p(&self) -> usize {
+        self.inner.n_p()
+    }
+    fn bounds(&self, x_l: &mut [f64], x_u: &mut [f64], g_l: &mut [f64], g_u: &mut [f64]) {
+        let n = self.d.n;
+        self.inner.bounds(&mut x_l[..n], &mut x_u[..n], g_l, g_u);
+        x_l[n..].fill(0.0);
+        x_u[n..].fill(f64::INFINITY);
+    }
+    fn initial_point(&self, x0: &mut [f64]) {
+        let (n, m) = (self.d.n, self.d.m);
+        x0[..n].copy_from_slice(&self.d.xref);
+        x0[n..n + m].copy_from_slice(&self.d.p0);
+        x0[n + m..].copy_from_slice(&self.d.n0);
+    }
+    fn jacobian_pattern(&self) -> &SparsityPattern {
+        &self.d.jac
+    }
+    fn hessian_pattern(&self) -> &SparsityPattern {
+        &self.d.hess
+    }
+    fn eval_f(&self, x: &[f64], _p: &[f64]) -> Result<f64, EvalError> {
+        let n = self.d.n;
+        let mut f = RHO * x[n..].iter().sum::<f64>();
+        for j in 0..n {
+            let t = self.d.dr[j] * (x[j] - self.d.xref[j]);
+            f += 0.5 * self.d.zeta * t * t;
+        }
+        Ok(f)
+    }
+    fn eval_grad_f(&self, x: &[f64], _p: &[f64], grad: &mut [f64]) -> Result<(), EvalError> {
+        let n = self.d.n;
+        for j in 0..n {
+            grad[j] = self.d.zeta * self.d.dr[j] * self.d.dr[j] * (x[j] - self.d.xref[j]);
+        }
+        grad[n..].fill(RHO);
+        Ok(())
+    }
+    fn eval_g(&self, x: &[f64], p: &[f64], g: &mut [f64]) -> Result<(), EvalError> {
+        let (n, m) = (self.d.n, self.d.m);
+        self.inner.eval_g(&x[..n], p, g)?;
+        for i in 0..m {
+            g[i] += x[n + m + i] - x[n + i];
+        }
+        Ok(())
+    }
+    fn eval_jac_g(&self, x: &[f64], p: &[f64], vals: &mut [f64]) -> Result<(), EvalError> {
+        let (n, m, k) = (self.d.n, self.d.m, self.d.nnz_j);
+        self.inner.eval_jac_g(&x[..n], p, &mut vals[..k])?;
+        vals[k..k + m].fill(-1.0);
+        vals[k + m..].fill(1.0);
+        Ok(())
+    }
+    fn eval_hess_l(
+        &self,
+        x: &[f64],
+        p: &[f64],
+        sigma_f: f64,
+        lambda: &[f64],
+        vals: &mut [f64],
+    ) -> Result<(), EvalError> {
+        let n = self.d.n;
+        let mut scratch = self.d.scratch.borrow_mut();
+        self.inner
+            .eval_hess_l(&x[..n], p, 0.0, lambda, &mut scratch)?;
+        vals.fill(0.0);
+        for (k, &v) in scratch.iter().enumerate() {
+            vals[self.d.hmap[k]] += v;
+        }
+        for j in 0..n {
+            vals[self.d.diag_pos[j]] += sigma_f * self.d.zeta * self.d.dr[j] * self.d.dr[j];
+        }
+        Ok(())
+    }
+}
+
+/// The restoration solver and its problem data.
+pub(crate) struct Restoration {
+    ipm: Ipm,
+    data: RestoData,
+}
+
+impl Restoration {
+    fn new(inner: &dyn Nlp, outer: &Settings) -> Result<Restoration, SolverError> {
+        let data = RestoData::new(inner)?;
+        let settings = Settings {
+            restoration: false,
+            scaling: false,
+            ..outer.clone()
+        };
+        let mut ipm = Ipm::new(&RestoNlp { inner, d: &data }, settings)?;
+        ipm.is_restoration = true;
+        ipm.log_prefix = "  [resto] ";
+        Ok(Restoration { ipm, data })
+    }
+}
+
+impl Ipm {
+    /// Run the restoration phase from the current point. `Ok` means a point acceptable to the
+    /// filter was found and is now the current iterate (derivatives not yet evaluated).
+    pub(super) fn restoration_phase(&mut self, nlp: &dyn Nlp, p: &[f64]) -> Result<(), Status> {
+        let theta_r = self.theta_of(false);
+        let phi = self.barrier_of(false);
+        self.augment_filter(theta_r, phi);
+        let mut resto = match self.resto.take() {
+            Some(r) => r,
+            None => {
+                Box::new(Restoration::new(nlp, &self.settings).map_err(|_| Status::NumericalError)?)
+            }
+        };
+        let (n, m) = (self.n, self.m);
+        {
+            let d = &mut resto.data;
+            d.xref.copy_from_slice(&self.x);
+            for j in 0..n {
+                d.dr[j] = (1.0 / self.x[j].abs()).min(1.0);
+            }
+            d.zeta = self.mu.sqrt();
+            let mut cmax = 0.0f64;
+            for i in 0..m {
+                cmax = cmax.max((self.rc[i] / self.con_scale[i]).abs());
+            }
+            let mu_r = self.mu.max(cmax);
+            for i in 0..m {
+                let c = self.rc[i] / self.con_scale[i];
+                let a = (mu_r - RHO * c) / (2.0 * RHO);
+                let nn = a + (a * a + mu_r * c / (2.0 * RHO)).sqrt();
+                d.n0[i] = nn.max(1e-12);
+                d.p0[i] = (c + nn).max(1e-12);
+            }
+            let used = self.info.iterations;
+            let st = &mut resto.ipm.settings;
+            st.mu_init = mu_r;
+            st.max_iter = self.settings.max_iter.saturating_sub(used).max(1);
+            st.max_wall_time = (self.settings.max_wall_time - self.elapsed()).max(1e-6);
+        }
+        let Restoration { ipm: ripm, data } = &mut *resto;
+        let rnlp = RestoNlp {
+            inner: nlp,
+            d: data,
+        };
+        let status = {
+            let mut hook = |xr: &[f64]| -> bool { self.resto_accepts(nlp, p, &xr[..n], theta_r) };
+            ripm.solve_impl(&rnlp, p, Start::Initial, Some(&mut hook))
+        };
+        self.info.iterations += ripm.info.iterations;
+        self.info.restoration_iterations += ripm.info.iterations;
+        self.info.evaluations += ripm.info.evaluations;
+        self.info.timers.evaluation += ripm.info.timers.evaluation;
+        self.info.timers.linear_algebra += ripm.info.timers.linear_algebra;
+        self.info.timers.line_search += ripm.info.timers.line_search;
+        self.resto = Some(resto);
+        match status {
+            Status::UserStop => {
+                // the trial buffers hold the accepted point
+                std::mem::swap(&mut self.x, &mut self.xt);
+                std::mem::swap(&mut self.s, &mut self.st);
+                std::mem::swap(&mut self.g, &mut self.gt);
+                self.f = self.ft;
+                self.reset_bound_multipliers();
+                if !self.eval_derivatives(nlp, p) {
+                    return Err(Status::EvaluationError);
+                }
+                self.least_squares_multipliers();
+                Ok(())
+            }
+            Status::Solved | Status::Acceptable => {
+                // converged without becoming acceptable: infeasible if still violated
+                let x = self.resto.as_ref().map(|r| &r.ipm.x[..n]);
+                if let Some(x) = x {
+                    self.xt.copy_from_slice(x);
+                }
+                let viol = match eval_fg(nlp, p, &self.xt, 1.0, &self.con_scale, &mut self.gt) {
+                    Some(_) => self.unscaled_bound_violation(),
+                    None => f64::INFINITY,
+                };
+                if viol > self.settings.constr_viol_tol {
+                    Err(Status::Infeasible)
+                } else {
+                    Err(Status::RestorationFailed)
+                }
+            }
+            Status::MaxIterations | Status::MaxTime | Status::EvaluationError => Err(status),
+            _ => Err(Status::RestorationFailed),
+        }
+    }
+
+    /// Max violation of `g_L <= g <= g_U` by the values in `gt` (scaled), unscaled.
+    fn unscaled_bound_violation(&self) -> f64 {
+        let mut v = 0.0f64;
+        for i in 0..self.m {
+            let c = self.con_scale[i];
+            v = v
+                .max((self.gl[i] - self.gt[i]) / c)
+                .max((self.gt[i] - self.gu[i]) / c);
+        }
+        v
+    }
+
+    /// Early-exit test of the restoration phase at its primal iterate `x`.
+    fn resto_accepts(&mut self, nlp: &dyn Nlp, p: &[f64], x: &[f64], theta_r: f64) -> bool {
+        self.xt.copy_from_slice(x);
+        let Some(f) = eval_fg(
+            nlp,
+            p,
+            &self.xt,
+            self.obj_scale,
+            &self.con_scale,
+            &mut self.gt,
+        ) else {
+            return false;
+        };
+        self.ft = f;
+        for i in 0..self.m {
+            self.st[i] = if self.is_eq[i] {
+                self.gl[i]
+            } else {
+                push_into(
+                    self.gt[i],
+                    self.gl[i],
+                    self.gu[i],
+                    self.has_sl[i],
+                    self.has_su[i],
+                    1e-8,
+                    1e-8,
+                )
+            };
+        }
+        let theta = self.theta_of(true);
+        let phi = self.barrier_of(true);
+        let reduced =
+            theta <= KAPPA_RESTO * theta_r || theta <= 1e-2 * self.settings.constr_viol_tol;
+        reduced && self.acceptable_to_filter(theta, phi)
+    }
+
+    /// Bound multipliers set to `μ / slack` (used after restoration).
+    fn reset_bound_multipliers(&mut self) {
+        let mu = self.mu;
+        for j in 0..self.n {
+            self.zl[j] = if self.has_xl[j] {
+                mu / (self.x[j] - self.xl[j])
+            } else {
+                0.0
+            };
+            self.zu[j] = if self.has_xu[j] {
+                mu / (self.xu[j] - self.x[j])
+            } else {
+                0.0
+            };
+        }
+        for i in 0..self.m {
+            self.vl[i] = if self.has_sl[i] {
+                mu / (self.s[i] - self.gl[i])
+            } else {
+                0.0
+            };
+            self.vu[i] = if self.has_su[i] {
+                mu / (self.gu[i] - self.s[i])
+            } else {
+                0.0
+            };
+        }
+    }
+}

@@ -1,0 +1,25 @@
+//! Sparse interior-point NLP solver and the MPCC homotopy around it.
+//!
+//! * [`Nlp`]: the problem interface (values into caller slices, CSC patterns, parameters);
+//!   [`Complementarity`] for `0 <= G ⟂ H >= 0`.
+//! * [`Ipm`]: IPOPT-class primal-dual interior-point method (filter line search, second-order
+//!   corrections, restoration, inertia correction) on a faer sparse LDLᵀ of the KKT system.
+//! * [`Settings`], [`Status`], [`Info`]: configuration and results.
+
+pub mod ad_nlp;
+pub mod dense;
+pub mod error;
+pub mod ipm;
+pub(crate) mod kkt;
+pub mod mpcc;
+pub mod nlp;
+pub mod problems;
+pub mod settings;
+pub mod status;
+
+pub use error::{EvalError, SolverError};
+pub use ipm::{Ipm, Solution, Start};
+pub use mpcc::{MpccResult, MpccSettings, MpccSolver, Polish, Relaxation};
+pub use nlp::{Complementarity, Nlp, VariablePairs, INF_BOUND};
+pub use settings::{MuStrategy, Settings};
+pub use status::{Info, IterStats, Status, Timers};

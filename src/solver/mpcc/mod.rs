@@ -1,0 +1,445 @@
+//! MPCC homotopy (formulation §5): a sequence of relaxed NLPs ([`RelaxedNlp`]) with
+//! `σ_k = σ₀ κ^k`, each warm-started (primal and dual) from the previous solution with a small
+//! initial barrier parameter, stopped when the complementarity residual
+//!
+//! ```text
+//! r_⊥(x) = max_i min(G_i(x), H_i(x))          (the stop test, issue 4)
+//! ```
+//! is at most `comp_tol` (default 1e-9) and the last NLP succeeded. The product residual of
+//! the formulation document §5.5, `max_i G_i(x) H_i(x)`, is reported beside it
+//! (`comp_residual_product`). An optional polishing step fixes the identified active set
+//! (`G_i = 0` or `H_i = 0`, both for biactive pairs) and re-solves.
+
+mod relaxed;
+
+pub use relaxed::{Relaxation, RelaxedNlp};
+
+use super::error::SolverError;
+use super::ipm::{Ipm, Start};
+use super::nlp::{Complementarity, Nlp};
+use super::settings::Settings;
+use super::status::Status;
+use serde::{Deserialize, Serialize};
+use std::time::Instant;
+
+/// When to run the polishing step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Polish {
+    /// Never.
+    Never,
+    /// Only when the homotopy did not reach the complementarity tolerance (default).
+    IfNotConverged,
+    /// Always (kept only if it does not worsen the objective).
+    Always,
+}
+
+/// Settings of the MPCC homotopy.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MpccSettings {
+    /// Relaxation of the complementarity pairs.
+    pub relaxation: Relaxation,
+    /// Initial relaxation parameter σ₀.
+    pub sigma0: f64,
+    /// Decrease factor κ: `σ_{k+1} = κ σ_k`.
+    pub kappa: f64,
+    /// Maximum number of relaxed NLPs.
+    pub max_homotopy_steps: usize,
+    /// Tolerance on `max_i min(G_i, H_i)`.
+    pub comp_tol: f64,
+    /// Polishing step.
+    pub polish: Polish,
+    /// Initial barrier parameter of the warm-started subproblems is `mu_warm_factor σ_k`
+    /// (clamped to `[1e-9, 1e-3]`).
+    pub mu_warm_factor: f64,
+    /// Wall-clock limit for the whole homotopy, seconds.
+    pub max_wall_time: f64,
+    /// Settings of the interior-point method.
+    pub ipm: Settings,
+}
+
+impl Default for MpccSettings {
+    fn default() -> Self {
+        MpccSettings {
+            relaxation: Relaxation::Scholtes,
+            sigma0: 1.0,
+            kappa: 0.1,
+            max_homotopy_steps: 12,
+            comp_tol: 1e-9,
+            polish: Polish::IfNotConverged,
+            mu_warm_factor: 0.1,
+            max_wall_time: f64::INFINITY,
+            ipm: Settings {
+                tol: 1e-10,
+                mu_min: 1e-13,
+                ..Settings::default()
+            },
+        }
+    }
+}
+
+impl MpccSettings {
+    /// Check the ranges.
+    pub fn validate(&self) -> Result<(), SolverError> {
+        self.ipm.validate()?;
+        let err = |name: &'static str, why: String| Err(SolverError::InvalidSetting { name, why });
+        if !(self.sigma0 > 0.0) {
+            return err("sigma0", format!("must be > 0, got {}", self.sigma0));
+        }
+        if !(self.kappa > 0.0 && self.kappa < 1.0) {
+            return err("kappa", format!("must be in (0, 1), got {}", self.kappa));
+        }
+        if self.max_homotopy_steps == 0 {
+            return err("max_homotopy_steps", "must be >= 1".into());
+        }
+        if !(self.comp_tol > 0.0) {
+            return err("comp_tol", format!("must be > 0, got {}", self.comp_tol));
+        }
+        if !(self.mu_warm_factor > 0.0) {
+            return err(
+                "mu_warm_factor",
+                format!("must be > 0, got {}", self.mu_warm_factor),
+            );
+        }
+        if !(self.max_wall_time > 0.0) {
+            return err(
+                "max_wall_time",
+                format!("must be > 0, got {}", self.max_wall_time),
+            );
+        }
+        Ok(())
+    }
+}
+
+/// One relaxed NLP of the homotopy.
+#[derive(Clone, Debug, Serialize)]
+pub struct HomotopyStep {
+    /// σ of this subproblem (0 for the polishing step).
+    pub sigma: f64,
+    /// IPM status.
+    pub status: Status,
+    /// IPM iterations.
+    pub iterations: usize,
+    /// Objective of the original problem.
+    pub objective: f64,
+    /// `max_i min(G_i, H_i)` after the solve.
+    pub comp_residual: f64,
+    /// Wall time of the subproblem, seconds.
+    pub time_s: f64,
+}
+
+/// Result of an MPCC solve.
+#[derive(Clone, Debug, Serialize)]
+pub struct MpccResult {
+    /// `Solved` when the residual met `comp_tol` and the last NLP succeeded; otherwise the
+    /// status of the last NLP, or `ComplementarityNotMet`.
+    pub status: Status,
+    /// Objective of the original problem.
+    pub objective: f64,
+    /// `max_i min(G_i, H_i)` (the stop test).
+    pub comp_residual: f64,
+    /// `max_i G_i H_i` (formulation §5.5).
+    pub comp_residual_product: f64,
+    /// Max violation of the original bounds, constraints and `G, H >= 0`.
+    pub max_constraint_violation: f64,
+    /// Total IPM iterations.
+    pub nlp_iterations: usize,
+    /// Number of relaxed NLPs solved (polishing excluded).
+    pub homotopy_steps: usize,
+    /// True if the polishing step was taken.
+    pub polished: bool,
+    /// Wall time, seconds.
+    pub time_s: f64,
+    /// Solution.
+    pub x: Vec<f64>,
+    /// Per-subproblem statistics.
+    pub steps: Vec<HomotopyStep>,
+}
+
+/// The homotopy solver: relaxed NLP structure and IPM work space, built once.
+pub struct MpccSolver<'a> {
+    relaxed: RelaxedNlp<'a>,
+    ipm: Ipm,
+    settings: MpccSettings,
+    x: Vec<f64>,
+    lam: Vec<f64>,
+    zl: Vec<f64>,
+    zu: Vec<f64>,
+    gv: Vec<f64>,
+    hv: Vec<f64>,
+}
+
+impl<'a> MpccSolver<'a> {
+    /// Build the relaxed NLP and the IPM for `nlp` with pairs `comp`.
+    pub fn new(
+        nlp: &'a dyn Nlp,
+        comp: &'a dyn Complementarity,
+        settings: MpccSettings,
+    ) -> Result<Self, SolverError> {
+        settings.validate()?;
+        let relaxed = RelaxedNlp::new(nlp, comp, settings.relaxation)?;
+        let ipm = Ipm::new(&relaxed, settings.ipm.clone())?;
+        let (n, m, k) = (relaxed.n(), relaxed.m(), relaxed.n_pairs());
+        Ok(MpccSolver {
+            relaxed,
+            ipm,
+            settings,
+            x: vec![0.0; n],
+            lam: vec![0.0; m],
+            zl: vec![0.0; n],
+            zu: vec![0.0; n],
+            gv: vec![0.0; k],
+            hv: vec![0.0; k],
+        })
+    }
+
+    /// The relaxed NLP (e.g. to hand the identical problem to another solver).
+    pub fn relaxed(&mut self) -> &mut RelaxedNlp<'a> {
+        &mut self.relaxed
+    }
+
+    /// The IPM (its `info()` describes the last subproblem).
+    pub fn ipm(&self) -> &Ipm {
+        &self.ipm
+    }
+
+    /// Residuals `(max min(G,H), max G·H, max(-G,-H,0))` at `x`.
+    fn residuals(&mut self, x: &[f64], p: &[f64]) -> (f64, f64, f64) {
+        if self
+            .relaxed
+            .eval_comp(x, p, &mut self.gv, &mut self.hv)
+            .is_err()
+        {
+            return (f64::INFINITY, f64::INFINITY, f64::INFINITY);
+        }
+        let (mut rmin, mut rprod, mut neg) = (0.0f64, 0.0f64, 0.0f64);
+        for (g, h) in self.gv.iter().zip(&self.hv) {
+            rmin = rmin.max(g.min(*h));
+            rprod = rprod.max(g * h);
+            neg = neg.max(-g).max(-h);
+        }
+        (rmin, rprod, neg)
+    }
+
+    fn save_solution(&mut self) {
+        let s = self.ipm.solution();
+        self.x.copy_from_slice(s.x);
+        self.lam.copy_from_slice(s.lambda);
+        self.zl.copy_from_slice(s.z_l);
+        self.zu.copy_from_slice(s.z_u);
+    }
+
+    /// Run the homotopy with parameters `p` from `x0` (or the NLP's initial point).
+    pub fn solve(&mut self, p: &[f64], x0: Option<&[f64]>) -> Result<MpccResult, SolverError> {
+        let t0 = Instant::now();
+        let st = self.settings.clone();
+        let mut steps = Vec::with_capacity(st.max_homotopy_steps + 1);
+        let mut sigma = st.sigma0;
+        let mut iters = 0usize;
+        let mut converged = false;
+        let mut last_status = Status::MaxIterations;
+        let mut have_solution = false;
+        self.relaxed.fix.fill(0);
+        for k in 0..st.max_homotopy_steps {
+            let left = st.max_wall_time - t0.elapsed().as_secs_f64();
+            if left <= 0.0 {
+                last_status = Status::MaxTime;
+                break;
+            }
+            self.relaxed.sigma = sigma;
+            let mut ipm_settings = st.ipm.clone();
+            ipm_settings.max_wall_time = left.min(st.ipm.max_wall_time);
+            if k > 0 {
+                ipm_settings.mu_init = (st.mu_warm_factor * sigma).clamp(1e-9, 1e-3);
+            }
+            self.ipm.set_settings(ipm_settings)?;
+            let ts = Instant::now();
+            let status = if k == 0 || !have_solution {
+                match x0 {
+                    Some(x) => self.ipm.solve(&self.relaxed, p, Start::Primal(x))?,
+                    None => self.ipm.solve(&self.relaxed, p, Start::Initial)?,
+                }
+            } else {
+                let (x, l, a, b) = (
+                    std::mem::take(&mut self.x),
+                    std::mem::take(&mut self.lam),
+                    std::mem::take(&mut self.zl),
+                    std::mem::take(&mut self.zu),
+                );
+                let r = self.ipm.solve(
+                    &self.relaxed,
+                    p,
+                    Start::Warm {
+                        x: &x,
+                        lambda: &l,
+                        z_l: &a,
+                        z_u: &b,
+                    },
+                );
+                self.x = x;
+                self.lam = l;
+                self.zl = a;
+                self.zu = b;
+                r?
+            };
+            iters += self.ipm.info().iterations;
+            last_status = status;
+            let ok = status.is_success();
+            if ok || !have_solution {
+                self.save_solution();
+                have_solution = true;
+            }
+            let xs = self.x.clone();
+            let (rmin, _, _) = self.residuals(&xs, p);
+            steps.push(HomotopyStep {
+                sigma,
+                status,
+                iterations: self.ipm.info().iterations,
+                objective: self.ipm.info().objective,
+                comp_residual: rmin,
+                time_s: ts.elapsed().as_secs_f64(),
+            });
+            if ok && rmin <= st.comp_tol {
+                converged = true;
+                break;
+            }
+            if status == Status::MaxTime {
+                break;
+            }
+            sigma *= st.kappa;
+        }
+        let homotopy_steps = steps.len();
+        let mut polished = false;
+        let want_polish = match st.polish {
+            Polish::Never => false,
+            Polish::IfNotConverged => !converged,
+            Polish::Always => true,
+        };
+        if want_polish && have_solution {
+            polished = self.polish(p, &mut steps, &mut iters, converged, t0)?;
+            if polished {
+                converged = true;
+                last_status = Status::Solved;
+            }
+        }
+        // final measures at the kept solution
+        let xs = self.x.clone();
+        let (rmin, rprod, neg) = self.residuals(&xs, p);
+        let objective = self.original_objective(p);
+        let viol = self.original_violation(p).max(neg);
+        let status = if converged && rmin <= st.comp_tol {
+            Status::Solved
+        } else if last_status.is_success() {
+            Status::ComplementarityNotMet
+        } else {
+            last_status
+        };
+        Ok(MpccResult {
+            status,
+            objective,
+            comp_residual: rmin,
+            comp_residual_product: rprod,
+            max_constraint_violation: viol,
+            nlp_iterations: iters,
+            homotopy_steps,
+            polished,
+            time_s: t0.elapsed().as_secs_f64(),
+            x: xs,
+            steps,
+        })
+    }
+
+    /// Fix the active set at the current solution and re-solve. Returns true if kept.
+    fn polish(
+        &mut self,
+        p: &[f64],
+        steps: &mut Vec<HomotopyStep>,
+        iters: &mut usize,
+        converged: bool,
+        t0: Instant,
+    ) -> Result<bool, SolverError> {
+        let st = self.settings.clone();
+        let xs = self.x.clone();
+        let (r_before, ..) = self.residuals(&xs, p);
+        let f_before = self.original_objective(p);
+        let thr = st.comp_tol.sqrt();
+        for i in 0..self.relaxed.n_pairs() {
+            let (g, h) = (self.gv[i], self.hv[i]);
+            self.relaxed.fix[i] = if g.max(h) <= thr {
+                3
+            } else if g <= h {
+                1
+            } else {
+                2
+            };
+        }
+        let mut s = st.ipm.clone();
+        s.mu_init = 1e-6;
+        s.max_wall_time = (st.max_wall_time - t0.elapsed().as_secs_f64()).max(1e-3);
+        self.ipm.set_settings(s)?;
+        let ts = Instant::now();
+        let status = self.ipm.solve(
+            &self.relaxed,
+            p,
+            Start::Warm {
+                x: &xs,
+                lambda: &self.lam,
+                z_l: &self.zl,
+                z_u: &self.zu,
+            },
+        )?;
+        *iters += self.ipm.info().iterations;
+        let xp = self.ipm.solution().x.to_vec();
+        let (r_after, ..) = self.residuals(&xp, p);
+        self.relaxed.fix.fill(0);
+        steps.push(HomotopyStep {
+            sigma: 0.0,
+            status,
+            iterations: self.ipm.info().iterations,
+            objective: self.ipm.info().objective,
+            comp_residual: r_after,
+            time_s: ts.elapsed().as_secs_f64(),
+        });
+        let f_after = self.ipm.info().objective;
+        let keep = status.is_success()
+            && r_after <= st.comp_tol
+            && (!converged || f_after <= f_before + 1e-6 * (1.0 + f_before.abs()))
+            && (converged
+                || r_after < r_before
+                || f_after <= f_before + 1e-4 * (1.0 + f_before.abs()));
+        if keep {
+            self.save_solution();
+        }
+        Ok(keep)
+    }
+
+    fn original_objective(&self, p: &[f64]) -> f64 {
+        let nlp = self.relaxed_inner();
+        nlp.eval_f(&self.x, p).unwrap_or(f64::NAN)
+    }
+
+    fn relaxed_inner(&self) -> &dyn Nlp {
+        self.relaxed.inner()
+    }
+
+    fn original_violation(&self, p: &[f64]) -> f64 {
+        let nlp = self.relaxed_inner();
+        let (n, m) = (nlp.n(), nlp.m());
+        let (mut xl, mut xu, mut gl, mut gu) =
+            (vec![0.0; n], vec![0.0; n], vec![0.0; m], vec![0.0; m]);
+        nlp.bounds(&mut xl, &mut xu, &mut gl, &mut gu);
+        let mut g = vec![0.0; m];
+        if nlp.eval_g(&self.x, p, &mut g).is_err() {
+            return f64::INFINITY;
+        }
+        let mut v = 0.0f64;
+        for j in 0..n {
+            v = v.max(xl[j] - self.x[j]).max(self.x[j] - xu[j]);
+        }
+        for i in 0..m {
+            v = v.max(gl[i] - g[i]).max(g[i] - gu[i]);
+        }
+        v
+    }
+}

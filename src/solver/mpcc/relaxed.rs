@@ -1,0 +1,427 @@
+//! The relaxed NLP of an MPCC (formulation §5.2): the original problem plus, for every pair,
+//! `G_i >= 0`, `H_i >= 0` (as bounds when `G_i`/`H_i` is a variable, else as rows) and
+//!
+//! * Scholtes: a row `G_i H_i <= σ`;
+//! * ℓ1 penalty: the term `ρ Σ G_i H_i` (ρ = 1/σ) added to the objective.
+//!
+//! Bounds are never relaxed. For polishing, chosen `G_i` or `H_i` can be fixed to zero.
+
+use crate::ad::SparsityPattern;
+use crate::solver::error::{EvalError, SolverError};
+use crate::solver::nlp::{Complementarity, Nlp};
+use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
+
+/// How the complementarity pairs are relaxed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Relaxation {
+    /// `G_i H_i <= σ` as constraints (default).
+    Scholtes,
+    /// `f + (1/σ) Σ G_i H_i`, no product constraints.
+    L1Penalty,
+}
+
+struct Scratch {
+    gv: Vec<f64>,
+    hv: Vec<f64>,
+    jg: Vec<f64>,
+    jh: Vec<f64>,
+    jo: Vec<f64>,
+    ho: Vec<f64>,
+    hc: Vec<f64>,
+    a: Vec<f64>,
+    b: Vec<f64>,
+}
+
+/// Row or bound placement of one side of a pair.
+#[derive(Clone, Copy, Debug)]
+enum Side {
+    Var(usize),
+    Row(usize),
+}
+
+/// The relaxed NLP over the same variables as the MPCC.
+pub struct RelaxedNlp<'a> {
+    nlp: &'a dyn Nlp,
+    comp: &'a dyn Complementarity,
+    relaxation: Relaxation,
+    /// Current relaxation parameter σ.
+    pub sigma: f64,
+    /// Per pair: 0 free, 1 fix G = 0, 2 fix H = 0, 3 fix both (polishing).
+    pub fix: Vec<u8>,
+    m0: usize,
+    k: usize,
+    g_side: Vec<Side>,
+    h_side: Vec<Side>,
+    n_rows: usize,
+    prod_row0: usize,
+    jac: SparsityPattern,
+    hess: SparsityPattern,
+    jmap_orig: Vec<usize>,
+    jmap_g: Vec<(usize, usize)>,
+    jmap_h: Vec<(usize, usize)>,
+    jmap_prod_g: Vec<usize>,
+    jmap_prod_h: Vec<usize>,
+    jg_row: Vec<usize>,
+    jh_row: Vec<usize>,
+    hmap_orig: Vec<usize>,
+    hmap_comp: Vec<usize>,
+    cross: Vec<(usize, usize, usize, f64)>,
+    scratch: RefCell<Scratch>,
+}
+
+impl<'a> RelaxedNlp<'a> {
+    /// Build the relaxed structure (patterns and scatter maps computed once).
+    pub fn new(
+        nlp: &'a dyn Nlp,
+        comp: &'a dyn Complementarity,
+        relaxation: Relaxation,
+    ) -> Result<Self, SolverError> {
+        let (n, m0, k) = (nlp.n(), nlp.m(), comp.n_pairs());
+        if comp.n() != n {
+            return Err(SolverError::InvalidProblem(format!(
+                "complementarity functions take {} variables, the NLP has {n}",
+                comp.n()
+            )));
+        }
+        let bad = |e: crate::ad::AdError| SolverError::InvalidProblem(e.to_string());
+        let (pg, ph) = (comp.g_jacobian_pattern(), comp.h_jacobian_pattern());
+        let mut row = m0;
+        let mut g_side = Vec::with_capacity(k);
+        let mut h_side = Vec::with_capacity(k);
+        for i in 0..k {
+            g_side.push(match comp.g_as_variable(i) {
+                Some(j) => Side::Var(j),
+                None => {
+                    row += 1;
+                    Side::Row(row - 1)
+                }
+            });
+        }
+        for i in 0..k {
+            h_side.push(match comp.h_as_variable(i) {
+                Some(j) => Side::Var(j),
+                None => {
+                    row += 1;
+                    Side::Row(row - 1)
+                }
+            });
+        }
+        let prod_row0 = row;
+        let n_rows = match relaxation {
+            Relaxation::Scholtes => row + k,
+            Relaxation::L1Penalty => row,
+        };
+        // Jacobian triplets: original, G rows, H rows, product rows
+        let mut trip: Vec<(usize, usize)> = nlp.jacobian_pattern().entries().collect();
+        let n_orig = trip.len();
+        let jg_row: Vec<usize> = pg.entries().map(|(i, _)| i).collect();
+        let jh_row: Vec<usize> = ph.entries().map(|(i, _)| i).collect();
+        let mut idx_g = Vec::new();
+        for (kk, (i, j)) in pg.entries().enumerate() {
+            if let Side::Row(r) = g_side[i] {
+                idx_g.push((kk, trip.len()));
+                trip.push((r, j));
+            }
+        }
+        let mut idx_h = Vec::new();
+        for (kk, (i, j)) in ph.entries().enumerate() {
+            if let Side::Row(r) = h_side[i] {
+                idx_h.push((kk, trip.len()));
+                trip.push((r, j));
+            }
+        }
+        let (mut pg_t, mut ph_t) = (Vec::new(), Vec::new());
+        if relaxation == Relaxation::Scholtes {
+            for (i, j) in pg.entries() {
+                pg_t.push(trip.len());
+                trip.push((prod_row0 + i, j));
+            }
+            for (i, j) in ph.entries() {
+                ph_t.push(trip.len());
+                trip.push((prod_row0 + i, j));
+            }
+        }
+        let (jac, map) = SparsityPattern::from_triplets(n_rows, n, &trip).map_err(bad)?;
+        let jmap_orig = map[..n_orig].to_vec();
+        let jmap_g = idx_g.iter().map(|&(kk, t)| (kk, map[t])).collect();
+        let jmap_h = idx_h.iter().map(|&(kk, t)| (kk, map[t])).collect();
+        let jmap_prod_g = pg_t.iter().map(|&t| map[t]).collect();
+        let jmap_prod_h = ph_t.iter().map(|&t| map[t]).collect();
+        // Hessian: original, comp Hessian, cross terms ∇G ∇Hᵀ + ∇H ∇Gᵀ
+        let mut ht: Vec<(usize, usize)> = nlp.hessian_pattern().entries().collect();
+        let n_ho = ht.len();
+        let n_hc = comp.hessian_pattern().map_or(0, |p| p.nnz());
+        if let Some(p) = comp.hessian_pattern() {
+            if !p.is_lower_triangular() || p.nrows() != n {
+                return Err(SolverError::InvalidProblem(
+                    "complementarity Hessian pattern must be lower triangular n x n".into(),
+                ));
+            }
+            ht.extend(p.entries());
+        }
+        // group Jacobian entries of G and H by pair
+        let mut g_by_pair: Vec<Vec<(usize, usize)>> = vec![Vec::new(); k];
+        for (kk, (i, j)) in pg.entries().enumerate() {
+            g_by_pair[i].push((kk, j));
+        }
+        let mut h_by_pair: Vec<Vec<(usize, usize)>> = vec![Vec::new(); k];
+        for (kk, (i, j)) in ph.entries().enumerate() {
+            h_by_pair[i].push((kk, j));
+        }
+        let mut cross_t = Vec::new();
+        for i in 0..k {
+            for &(kg, jg) in &g_by_pair[i] {
+                for &(kh, jh) in &h_by_pair[i] {
+                    let (r, c) = if jg >= jh { (jg, jh) } else { (jh, jg) };
+                    let factor = if jg == jh { 2.0 } else { 1.0 };
+                    cross_t.push((kg, kh, ht.len(), factor));
+                    ht.push((r, c));
+                }
+            }
+        }
+        let (hess, hmap) = SparsityPattern::from_triplets(n, n, &ht).map_err(bad)?;
+        let hmap_orig = hmap[..n_ho].to_vec();
+        let hmap_comp = hmap[n_ho..n_ho + n_hc].to_vec();
+        let cross = cross_t
+            .into_iter()
+            .map(|(kg, kh, t, f)| (kg, kh, hmap[t], f))
+            .collect();
+        let scratch = Scratch {
+            gv: vec![0.0; k],
+            hv: vec![0.0; k],
+            jg: vec![0.0; pg.nnz()],
+            jh: vec![0.0; ph.nnz()],
+            jo: vec![0.0; n_orig],
+            ho: vec![0.0; n_ho],
+            hc: vec![0.0; n_hc],
+            a: vec![0.0; k],
+            b: vec![0.0; k],
+        };
+        Ok(RelaxedNlp {
+            nlp,
+            comp,
+            relaxation,
+            sigma: 1.0,
+            fix: vec![0; k],
+            m0,
+            k,
+            g_side,
+            h_side,
+            n_rows,
+            prod_row0,
+            jac,
+            hess,
+            jmap_orig,
+            jmap_g,
+            jmap_h,
+            jmap_prod_g,
+            jmap_prod_h,
+            jg_row,
+            jh_row,
+            hmap_orig,
+            hmap_comp,
+            cross,
+            scratch: RefCell::new(scratch),
+        })
+    }
+
+    /// Number of pairs.
+    pub fn n_pairs(&self) -> usize {
+        self.k
+    }
+
+    /// Evaluate `G` and `H` of the unrelaxed MPCC at `x`.
+    pub fn eval_comp(
+        &self,
+        x: &[f64],
+        p: &[f64],
+        g: &mut [f64],
+        h: &mut [f64],
+    ) -> Result<(), EvalError> {
+        self.comp.eval(x, p, g, h)
+    }
+
+    /// The original NLP.
+    pub fn inner(&self) -> &dyn Nlp {
+        self.nlp
+    }
+
+    fn penalty(&self) -> f64 {
+        1.0 / self.sigma
+    }
+}
+
+impl Nlp for RelaxedNlp<'_> {
+    fn n(&self) -> usize {
+        self.nlp.n()
+    }
+    fn m(&self) -> usize {
+        self.n_rows
+    }
+    fn n_p(&self) -> usize {
+        self.nlp.n_p()
+    }
+    fn bounds(&self, x_l: &mut [f64], x_u: &mut [f64], g_l: &mut [f64], g_u: &mut [f64]) {
+        let m0 = self.m0;
+        self.nlp.bounds(x_l, x_u, &mut g_l[..m0], &mut g_u[..m0]);
+        for i in 0..self.k {
+            let fix = self.fix[i];
+            for (side, fixed) in [
+                (self.g_side[i], fix & 1 != 0),
+                (self.h_side[i], fix & 2 != 0),
+            ] {
+                match side {
+                    Side::Var(j) => {
+                        x_l[j] = x_l[j].max(0.0);
+                        if fixed {
+                            x_u[j] = 0.0;
+                            x_l[j] = 0.0;
+                        }
+                    }
+                    Side::Row(r) => {
+                        g_l[r] = 0.0;
+                        g_u[r] = if fixed { 0.0 } else { f64::INFINITY };
+                    }
+                }
+            }
+            if self.relaxation == Relaxation::Scholtes {
+                g_l[self.prod_row0 + i] = f64::NEG_INFINITY;
+                g_u[self.prod_row0 + i] = self.sigma;
+            }
+        }
+    }
+    fn initial_point(&self, x0: &mut [f64]) {
+        self.nlp.initial_point(x0)
+    }
+    fn jacobian_pattern(&self) -> &SparsityPattern {
+        &self.jac
+    }
+    fn hessian_pattern(&self) -> &SparsityPattern {
+        &self.hess
+    }
+    fn eval_f(&self, x: &[f64], p: &[f64]) -> Result<f64, EvalError> {
+        let mut f = self.nlp.eval_f(x, p)?;
+        if self.relaxation == Relaxation::L1Penalty {
+            let mut s = self.scratch.borrow_mut();
+            let s = &mut *s;
+            self.comp.eval(x, p, &mut s.gv, &mut s.hv)?;
+            let sum: f64 = s.gv.iter().zip(&s.hv).map(|(a, b)| a * b).sum();
+            f += self.penalty() * sum;
+        }
+        Ok(f)
+    }
+    fn eval_grad_f(&self, x: &[f64], p: &[f64], grad: &mut [f64]) -> Result<(), EvalError> {
+        self.nlp.eval_grad_f(x, p, grad)?;
+        if self.relaxation == Relaxation::L1Penalty {
+            let rho = self.penalty();
+            let mut s = self.scratch.borrow_mut();
+            let s = &mut *s;
+            self.comp.eval(x, p, &mut s.gv, &mut s.hv)?;
+            self.comp.eval_jac(x, p, &mut s.jg, &mut s.jh)?;
+            let pg = self.comp.g_jacobian_pattern();
+            for (kk, (_, j)) in pg.entries().enumerate() {
+                grad[j] += rho * s.jg[kk] * s.hv[self.jg_row[kk]];
+            }
+            let ph = self.comp.h_jacobian_pattern();
+            for (kk, (_, j)) in ph.entries().enumerate() {
+                grad[j] += rho * s.jh[kk] * s.gv[self.jh_row[kk]];
+            }
+        }
+        Ok(())
+    }
+    fn eval_g(&self, x: &[f64], p: &[f64], g: &mut [f64]) -> Result<(), EvalError> {
+        self.nlp.eval_g(x, p, &mut g[..self.m0])?;
+        let mut s = self.scratch.borrow_mut();
+        let s = &mut *s;
+        self.comp.eval(x, p, &mut s.gv, &mut s.hv)?;
+        for i in 0..self.k {
+            if let Side::Row(r) = self.g_side[i] {
+                g[r] = s.gv[i];
+            }
+            if let Side::Row(r) = self.h_side[i] {
+                g[r] = s.hv[i];
+            }
+            if self.relaxation == Relaxation::Scholtes {
+                g[self.prod_row0 + i] = s.gv[i] * s.hv[i];
+            }
+        }
+        Ok(())
+    }
+    fn eval_jac_g(&self, x: &[f64], p: &[f64], vals: &mut [f64]) -> Result<(), EvalError> {
+        let mut s = self.scratch.borrow_mut();
+        let s = &mut *s;
+        self.nlp.eval_jac_g(x, p, &mut s.jo)?;
+        self.comp.eval(x, p, &mut s.gv, &mut s.hv)?;
+        self.comp.eval_jac(x, p, &mut s.jg, &mut s.jh)?;
+        vals.fill(0.0);
+        for (kk, &t) in self.jmap_orig.iter().enumerate() {
+            vals[t] += s.jo[kk];
+        }
+        for &(kk, t) in &self.jmap_g {
+            vals[t] += s.jg[kk];
+        }
+        for &(kk, t) in &self.jmap_h {
+            vals[t] += s.jh[kk];
+        }
+        for (kk, &t) in self.jmap_prod_g.iter().enumerate() {
+            vals[t] += s.jg[kk] * s.hv[self.jg_row[kk]];
+        }
+        for (kk, &t) in self.jmap_prod_h.iter().enumerate() {
+            vals[t] += s.jh[kk] * s.gv[self.jh_row[kk]];
+        }
+        Ok(())
+    }
+    fn eval_hess_l(
+        &self,
+        x: &[f64],
+        p: &[f64],
+        sigma_f: f64,
+        lambda: &[f64],
+        vals: &mut [f64],
+    ) -> Result<(), EvalError> {
+        let mut s = self.scratch.borrow_mut();
+        let s = &mut *s;
+        self.nlp
+            .eval_hess_l(x, p, sigma_f, &lambda[..self.m0], &mut s.ho)?;
+        vals.fill(0.0);
+        for (kk, &t) in self.hmap_orig.iter().enumerate() {
+            vals[t] += s.ho[kk];
+        }
+        self.comp.eval(x, p, &mut s.gv, &mut s.hv)?;
+        self.comp.eval_jac(x, p, &mut s.jg, &mut s.jh)?;
+        // weight of the product G_i H_i in the Lagrangian
+        for i in 0..self.k {
+            let w = match self.relaxation {
+                Relaxation::Scholtes => lambda[self.prod_row0 + i],
+                Relaxation::L1Penalty => sigma_f * self.penalty(),
+            };
+            let mut a = w * s.hv[i];
+            let mut b = w * s.gv[i];
+            if let Side::Row(r) = self.g_side[i] {
+                a += lambda[r];
+            }
+            if let Side::Row(r) = self.h_side[i] {
+                b += lambda[r];
+            }
+            s.a[i] = a;
+            s.b[i] = b;
+        }
+        if !s.hc.is_empty() {
+            self.comp.eval_hess(x, p, &s.a, &s.b, &mut s.hc)?;
+            for (kk, &t) in self.hmap_comp.iter().enumerate() {
+                vals[t] += s.hc[kk];
+            }
+        }
+        for &(kg, kh, t, factor) in &self.cross {
+            let i = self.jg_row[kg];
+            let w = match self.relaxation {
+                Relaxation::Scholtes => lambda[self.prod_row0 + i],
+                Relaxation::L1Penalty => sigma_f * self.penalty(),
+            };
+            vals[t] += factor * w * s.jg[kg] * s.jh[kh];
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,54 @@
+//! `fesdj mpcc solve` on the bundled kth3 example (f* = 0.5 at (0, 1)).
+
+use std::process::Command;
+
+#[test]
+fn mpcc_solve_json() {
+    let dir = env!("CARGO_TARGET_TMPDIR");
+    let settings = std::path::Path::new(dir).join("mpcc_settings.yaml");
+    std::fs::write(&settings, "kappa: 0.2\nipm:\n  print: true\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_fesdj"))
+        .args([
+            "mpcc",
+            "solve",
+            "examples/mpcc/kth3.json",
+            "--json",
+            "--settings",
+        ])
+        .arg(&settings)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("iter"), "no iteration log: {stderr}");
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["status"], "Solved");
+    assert!((doc["objective"].as_f64().unwrap() - 0.5).abs() < 1e-6);
+    assert!(doc["comp_residual"].as_f64().unwrap() <= 1e-9);
+    let x = doc["x"].as_array().unwrap();
+    assert!(x[0].as_f64().unwrap().abs() < 1e-6 && (x[1].as_f64().unwrap() - 1.0).abs() < 1e-6);
+    for key in [
+        "max_constraint_violation",
+        "nlp_iterations",
+        "homotopy_steps",
+        "time_s",
+    ] {
+        assert!(doc.get(key).is_some(), "missing {key}");
+    }
+}
+
+#[test]
+fn mpcc_solve_reports_bad_settings() {
+    let dir = env!("CARGO_TARGET_TMPDIR");
+    let settings = std::path::Path::new(dir).join("bad_settings.yaml");
+    std::fs::write(&settings, "kappa: 3.0\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_fesdj"))
+        .args(["mpcc", "solve", "examples/mpcc/kth3.json", "--settings"])
+        .arg(&settings)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("kappa"));
+}
