@@ -9,12 +9,15 @@
 //! * [`cls`]: the Complementarity Lagrangian System [`ClsModel`] (§1).
 //! * [`options`]: every option of the spec with its defaults ([`FesdjOptions`]).
 //! * [`ocp`]: the optimal control problem ([`Ocp`]: costs, bounds, constraints, §4).
+//! * [`expr`]: small arithmetic expressions parsed into [`Sx`](crate::ad::Sx) (model files).
 //! * [`transcribe`]: the FESD-J MPCC ([`Mpcc`], §3–§4.2) with its [`Layout`].
 
 mod alloc;
 pub mod cls;
 mod cross_comp;
 pub mod error;
+pub mod expr;
+mod expr_parse;
 mod friction;
 mod impulse;
 pub mod layout;
