@@ -13,6 +13,8 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Build a problem file's model and transcriptions and print their sizes (no solve).
+    Check(cli::check::CheckArgs),
     /// Compare our rigid-body dynamics with a Pinocchio reference file.
     Dynamics(cli::dynamics::DynamicsArgs),
     /// Evaluate an imported function (and its sparse derivatives) at given inputs.
@@ -24,6 +26,7 @@ enum Command {
 fn main() {
     let args = Cli::parse();
     let code = match &args.command {
+        Command::Check(a) => cli::check::run(a),
         Command::Dynamics(a) => cli::dynamics::run(a),
         Command::Eval(a) => match cli::eval::run(a) {
             Ok(doc) => match serde_json::to_string_pretty(&doc) {

@@ -1,0 +1,497 @@
+//! The `ocp`, `horizon` and `simulation` sections → [`Ocp`] + [`FesdjOptions`].
+
+use std::rc::Rc;
+
+use crate::ad::Sx;
+use crate::fesdj::expr::Expr;
+use crate::fesdj::ocp::Constraint;
+use crate::fesdj::{transcribe, Bounds, FesdjOptions, LsqTracking, Mpcc, Ocp};
+
+use super::error::{invalid, shape, ConfigError};
+use super::problem::{ModelSource, Problem};
+use super::schema::{BoxSpec, ConstraintSpec, Numbers, OcpSpec, Tracking};
+use super::symbols::{Scope, Symbols};
+use super::tree::{join_index, join_key};
+
+/// An OCP ready to transcribe: the problem, the options (horizon applied) and the LSQ state
+/// reference of every interval (parameters of the MPCC, see [`OcpSetup::transcribe`]).
+pub struct OcpSetup {
+    /// The problem.
+    pub ocp: Ocp,
+    /// The options (`n_intervals = horizon.N`, `t_final = horizon.T`).
+    pub options: FesdjOptions,
+    /// `x_ref_k` per interval (LSQ tracking only).
+    pub x_ref: Option<Vec<Vec<f64>>>,
+}
+
+impl OcpSetup {
+    /// Transcribe and write the per-interval references into the default parameters `p0`.
+    pub fn transcribe(&self) -> Result<Mpcc, ConfigError> {
+        let mut mpcc =
+            transcribe(&self.ocp, &self.options).map_err(|source| ConfigError::Fesdj {
+                field: "ocp".into(),
+                source,
+            })?;
+        self.apply_references(&mut mpcc);
+        Ok(mpcc)
+    }
+
+    /// Write `x_ref` into `mpcc.p0` (indices from the layout).
+    pub fn apply_references(&self, mpcc: &mut Mpcc) {
+        if let Some(refs) = &self.x_ref {
+            for (k, r) in refs.iter().enumerate() {
+                if let Some(idx) = mpcc.layout.params.x_ref.get(k) {
+                    for (&i, &x) in idx.iter().zip(r) {
+                        mpcc.p0[i] = x;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// One simulation step problem (`N = 1` over `T_sim / N_sim`) and the controls of every step.
+pub struct SimulationSetup {
+    /// The step problem; its `u_bounds` fix the control to the first step's `controls[0]`
+    /// (change the bounds of the control variables for the other steps).
+    pub ocp: Ocp,
+    /// Options of one step (`n_intervals = 1`, `t_final = T_sim / N_sim`).
+    pub options: FesdjOptions,
+    /// Number of steps `N_sim`.
+    pub n_steps: usize,
+    /// The control of every step (`N_sim` vectors of `n_u`).
+    pub controls: Vec<Vec<f64>>,
+}
+
+fn vector(field: &str, n: &Numbers, len: usize) -> Result<Vec<f64>, ConfigError> {
+    let v = match n {
+        Numbers::One(x) => vec![*x; len],
+        Numbers::List(l) if l.len() == len => l.clone(),
+        Numbers::List(l) => {
+            return Err(shape(
+                field,
+                format!("{len} entries (or one number for all)"),
+                l.len().to_string(),
+            ))
+        }
+    };
+    if let Some(i) = v.iter().position(|x| x.is_nan()) {
+        return Err(invalid(join_index(field, i), "is NaN"));
+    }
+    Ok(v)
+}
+
+fn box_bounds(field: &str, b: &BoxSpec, n: usize) -> Result<(Vec<f64>, Vec<f64>), ConfigError> {
+    if b.abs.is_some() && (b.lb.is_some() || b.ub.is_some()) {
+        return Err(invalid(field, "give `abs` or `lb`/`ub`, not both"));
+    }
+    if let Some(a) = &b.abs {
+        let a = vector(&join_key(field, "abs"), a, n)?;
+        if let Some(i) = a.iter().position(|x| *x < 0.0) {
+            return Err(invalid(
+                join_index(&join_key(field, "abs"), i),
+                "must be ≥ 0",
+            ));
+        }
+        return Ok((a.iter().map(|x| -x).collect(), a));
+    }
+    let lb = match &b.lb {
+        Some(l) => vector(&join_key(field, "lb"), l, n)?,
+        None => vec![f64::NEG_INFINITY; n],
+    };
+    let ub = match &b.ub {
+        Some(u) => vector(&join_key(field, "ub"), u, n)?,
+        None => vec![f64::INFINITY; n],
+    };
+    if let Some(i) = (0..n).find(|&i| lb[i] > ub[i]) {
+        return Err(invalid(
+            format!("{field}[{i}]"),
+            format!("needs lb ≤ ub, got [{}, {}]", lb[i], ub[i]),
+        ));
+    }
+    Ok((lb, ub))
+}
+
+/// Intersect a configured box with model limits; `None` when everything is unbounded.
+fn merge(
+    field: &str,
+    spec: Option<&BoxSpec>,
+    limits: Option<&(Vec<f64>, Vec<f64>)>,
+    n: usize,
+) -> Result<Option<Bounds>, ConfigError> {
+    let (mut lb, mut ub) = match spec {
+        Some(b) => box_bounds(field, b, n)?,
+        None => (vec![f64::NEG_INFINITY; n], vec![f64::INFINITY; n]),
+    };
+    if let Some((l, u)) = limits {
+        for i in 0..n {
+            lb[i] = lb[i].max(l[i]);
+            ub[i] = ub[i].min(u[i]);
+            if lb[i] > ub[i] {
+                return Err(invalid(
+                    format!("{field}[{i}]"),
+                    "the box and the URDF limits do not intersect",
+                ));
+            }
+        }
+    }
+    if lb.iter().chain(&ub).all(|x| x.is_infinite()) {
+        return Ok(None);
+    }
+    Ok(Some(Bounds::new(lb, ub)))
+}
+
+fn constraint_exprs(
+    sym: &Symbols,
+    field: &str,
+    c: &ConstraintSpec,
+    scope: Scope,
+    default_lb: f64,
+) -> Result<(Vec<Expr>, Bounds), ConfigError> {
+    let g =
+        c.g.iter()
+            .enumerate()
+            .map(|(i, t)| sym.parse_str(&join_index(&join_key(field, "g"), i), t, scope))
+            .collect::<Result<Vec<_>, _>>()?;
+    let n = g.len();
+    // Neither bound: `[default_lb, 0]`; one bound: the other side is open.
+    let (lb, ub) = match (&c.lb, &c.ub) {
+        (None, None) => (vec![default_lb; n], vec![0.0; n]),
+        (Some(l), None) => (
+            vector(&join_key(field, "lb"), l, n)?,
+            vec![f64::INFINITY; n],
+        ),
+        (None, Some(u)) => (
+            vec![f64::NEG_INFINITY; n],
+            vector(&join_key(field, "ub"), u, n)?,
+        ),
+        (Some(l), Some(u)) => (
+            vector(&join_key(field, "lb"), l, n)?,
+            vector(&join_key(field, "ub"), u, n)?,
+        ),
+    };
+    if let Some(i) = (0..n).find(|&i| lb[i] > ub[i]) {
+        return Err(invalid(format!("{field}[{i}]"), "needs lb ≤ ub"));
+    }
+    Ok((g, Bounds::new(lb, ub)))
+}
+
+/// State references at the interval ends `t_k = (k+1) T / N` (linear between waypoints).
+fn references(
+    spec: &OcpSpec,
+    n_x: usize,
+    t: f64,
+    n: usize,
+) -> Result<(Vec<Vec<f64>>, Vec<f64>, bool), ConfigError> {
+    let field = "ocp.x_ref";
+    let Some(items) = &spec.x_ref else {
+        let zero = vec![0.0; n_x];
+        if spec.x_ref_times.is_some() {
+            return Err(invalid(
+                "ocp.x_ref_times",
+                "given without `x_ref` waypoints",
+            ));
+        }
+        return Ok((vec![zero.clone(); n], zero, false));
+    };
+    let constant = items.iter().all(|i| matches!(i, Numbers::One(_)));
+    if constant {
+        let x: Vec<f64> = items
+            .iter()
+            .map(|i| match i {
+                Numbers::One(x) => *x,
+                Numbers::List(_) => 0.0,
+            })
+            .collect();
+        let x = vector(field, &Numbers::List(x), n_x)?;
+        if spec.x_ref_times.is_some() {
+            return Err(invalid(
+                "ocp.x_ref_times",
+                "needs waypoints (a list of states) in `x_ref`",
+            ));
+        }
+        return Ok((vec![x.clone(); n], x, false));
+    }
+    let mut wps = Vec::new();
+    for (i, it) in items.iter().enumerate() {
+        match it {
+            Numbers::List(_) => wps.push(vector(&join_index(field, i), it, n_x)?),
+            Numbers::One(_) => {
+                return Err(shape(
+                    field,
+                    "one state or a list of waypoint states",
+                    "a mix",
+                ))
+            }
+        }
+    }
+    let times = match &spec.x_ref_times {
+        Some(ts) if ts.len() != wps.len() => {
+            return Err(shape(
+                "ocp.x_ref_times",
+                format!("{} times", wps.len()),
+                ts.len().to_string(),
+            ))
+        }
+        Some(ts) => {
+            if ts.windows(2).any(|w| !(w[0] < w[1])) || ts.iter().any(|x| !x.is_finite()) {
+                return Err(invalid("ocp.x_ref_times", "must be finite and increasing"));
+            }
+            ts.clone()
+        }
+        None if wps.len() == 1 => vec![t],
+        None => (0..wps.len())
+            .map(|i| t * i as f64 / (wps.len() - 1) as f64)
+            .collect(),
+    };
+    let at = |s: f64| -> Vec<f64> {
+        let last = wps.len() - 1;
+        if s <= times[0] {
+            return wps[0].clone();
+        }
+        if s >= times[last] {
+            return wps[last].clone();
+        }
+        let k = times.windows(2).position(|w| s <= w[1]).unwrap_or(last - 1);
+        let a = (s - times[k]) / (times[k + 1] - times[k]);
+        (0..n_x)
+            .map(|i| (1.0 - a) * wps[k][i] + a * wps[k + 1][i])
+            .collect()
+    };
+    let per: Vec<Vec<f64>> = (0..n).map(|k| at(t * (k + 1) as f64 / n as f64)).collect();
+    Ok((per, at(t), true))
+}
+
+impl Problem {
+    /// The OCP of the `ocp` and `horizon` sections.
+    pub fn ocp(&self) -> Result<OcpSetup, ConfigError> {
+        let Some(h) = &self.config.horizon else {
+            return Err(invalid(
+                "horizon",
+                "missing: an OCP needs `horizon: {T: .., N: ..}`",
+            ));
+        };
+        if !(h.t.is_finite() && h.t > 0.0) {
+            return Err(invalid(
+                "horizon.T",
+                format!("must be finite and > 0, got {}", h.t),
+            ));
+        }
+        if h.n == 0 {
+            return Err(invalid("horizon.N", "must be at least 1"));
+        }
+        let options = FesdjOptions {
+            n_intervals: h.n,
+            t_final: h.t,
+            ..self.config.fesdj.clone()
+        };
+        options.validate().map_err(|source| ConfigError::Fesdj {
+            field: "fesdj".into(),
+            source,
+        })?;
+        let spec = self.config.ocp.clone().unwrap_or_default();
+        let sym = Rc::new(self.symbols().clone());
+        let (n_q, n_u) = (sym.n_q(), sym.n_u());
+        let n_x = 2 * n_q;
+        let mut ocp = Ocp::new(self.cls_model()?, self.x0());
+        let (q_lim, u_lim) = match &self.model {
+            ModelSource::Robot(r) => (Some(&r.q_limits), Some(&r.u_limits)),
+            ModelSource::Expressions(_) => (None, None),
+        };
+        ocp.q_bounds = merge("ocp.bounds.q", spec.bounds.q.as_ref(), q_lim, n_q)?;
+        ocp.v_bounds = merge("ocp.bounds.v", spec.bounds.v.as_ref(), None, n_q)?;
+        ocp.u_bounds = merge("ocp.bounds.u", spec.bounds.u.as_ref(), u_lim, n_u)?;
+        let weight = |f: &str, w: &Option<Numbers>, n: usize| match w {
+            Some(w) => vector(f, w, n),
+            None => Ok(vec![0.0; n]),
+        };
+        let qw = weight("ocp.Q", &spec.q_weight, n_x)?;
+        let rw = weight("ocp.R", &spec.r_weight, n_u)?;
+        let qt = weight("ocp.Q_T", &spec.q_terminal, n_x)?;
+        let (per, last, waypoints) = references(&spec, n_x, h.t, h.n)?;
+        let u_ref = match &spec.u_ref {
+            Some(u) => vector("ocp.u_ref", u, n_u)?,
+            None => vec![0.0; n_u],
+        };
+        let x_ref_t = match &spec.x_ref_terminal {
+            Some(x) => vector("ocp.x_ref_T", &Numbers::List(x.clone()), n_x)?,
+            None => last,
+        };
+        let tracked = qw.iter().chain(&rw).chain(&qt).any(|w| *w != 0.0);
+        for (f, w) in [("ocp.Q", &qw), ("ocp.R", &rw), ("ocp.Q_T", &qt)] {
+            if let Some(i) = w.iter().position(|x| *x < 0.0 || !x.is_finite()) {
+                return Err(invalid(join_index(f, i), "weights must be finite and ≥ 0"));
+            }
+        }
+        let mut x_ref = None;
+        let mut quad: Option<(Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>)> = None;
+        if tracked {
+            match spec.tracking {
+                Tracking::Lsq => {
+                    ocp.lsq = Some(LsqTracking {
+                        q_weight: qw,
+                        r_weight: rw,
+                        q_terminal: qt,
+                        x_ref: per[0].clone(),
+                        u_ref,
+                        x_ref_terminal: x_ref_t,
+                    });
+                    x_ref = Some(per);
+                }
+                Tracking::Quadrature if waypoints => {
+                    return Err(invalid(
+                        "ocp.x_ref",
+                        "waypoint references need `tracking: lsq` (quadrature tracks a constant reference)",
+                    ));
+                }
+                Tracking::Quadrature => {
+                    quad = Some((qw, rw, qt, per[0].clone(), u_ref, x_ref_t));
+                }
+            }
+        }
+        let lag = match &spec.lagrange {
+            Some(t) => Some(sym.parse_str("ocp.lagrange", t, Scope::QVU)?),
+            None => None,
+        };
+        let may = match &spec.mayer {
+            Some(t) => Some(sym.parse_str("ocp.mayer", t, Scope::QV)?),
+            None => None,
+        };
+        let (stage_q, term_q) = match quad {
+            Some((qw, rw, qt, xr, ur, xt)) => (Some((qw, rw, xr, ur)), Some((qt, xt))),
+            None => (None, None),
+        };
+        if lag.is_some() || stage_q.is_some() {
+            let s = Rc::clone(&sym);
+            ocp.lagrange = Some(Box::new(move |q: &[Sx], v: &[Sx], u: &[Sx]| {
+                let mut l = match &lag {
+                    Some(e) => e.eval(&s.env(q, Some(v), Some(u))),
+                    None => Sx::constant(0.0),
+                };
+                if let Some((qw, rw, xr, ur)) = &stage_q {
+                    l = l + wsq(qw, q.iter().chain(v), xr) + wsq(rw, u.iter(), ur);
+                }
+                l
+            }));
+        }
+        if may.is_some() || term_q.is_some() {
+            let s = Rc::clone(&sym);
+            ocp.mayer = Some(Box::new(move |q: &[Sx], v: &[Sx]| {
+                let mut l = match &may {
+                    Some(e) => e.eval(&s.env(q, Some(v), None)),
+                    None => Sx::constant(0.0),
+                };
+                if let Some((qt, xt)) = &term_q {
+                    l = l + wsq(qt, q.iter().chain(v), xt);
+                }
+                l
+            }));
+        }
+        if let Some(c) = &spec.path {
+            let (g, bounds) = constraint_exprs(&sym, "ocp.path", c, Scope::QVU, f64::NEG_INFINITY)?;
+            let s = Rc::clone(&sym);
+            ocp.path = Some(Constraint {
+                fun: Box::new(move |q: &[Sx], v: &[Sx], u: &[Sx]| {
+                    let env = s.env(q, Some(v), Some(u));
+                    g.iter().map(|e| e.eval(&env)).collect()
+                }),
+                bounds,
+            });
+        }
+        if let Some(c) = &spec.terminal {
+            let (g, bounds) = constraint_exprs(&sym, "ocp.terminal", c, Scope::QV, 0.0)?;
+            let s = Rc::clone(&sym);
+            ocp.terminal = Some(Constraint {
+                fun: Box::new(move |q: &[Sx], v: &[Sx]| {
+                    let env = s.env(q, Some(v), None);
+                    g.iter().map(|e| e.eval(&env)).collect()
+                }),
+                bounds,
+            });
+        }
+        ocp.validate().map_err(|source| ConfigError::Fesdj {
+            field: "ocp".into(),
+            source,
+        })?;
+        Ok(OcpSetup {
+            ocp,
+            options,
+            x_ref,
+        })
+    }
+
+    /// The simulation step problem of the `simulation` section.
+    pub fn simulation(&self) -> Result<SimulationSetup, ConfigError> {
+        let Some(s) = &self.config.simulation else {
+            return Err(invalid(
+                "simulation",
+                "missing: `simulation: {T_sim: .., N_sim: ..}`",
+            ));
+        };
+        if !(s.t_sim.is_finite() && s.t_sim > 0.0) {
+            return Err(invalid(
+                "simulation.T_sim",
+                format!("must be finite and > 0, got {}", s.t_sim),
+            ));
+        }
+        if s.n_sim == 0 {
+            return Err(invalid("simulation.N_sim", "must be at least 1"));
+        }
+        let options = FesdjOptions {
+            n_intervals: 1,
+            t_final: s.t_sim / s.n_sim as f64,
+            ..self.config.fesdj.clone()
+        };
+        options.validate().map_err(|source| ConfigError::Fesdj {
+            field: "fesdj".into(),
+            source,
+        })?;
+        let n_u = self.symbols().n_u();
+        let controls = match &s.u {
+            None => vec![vec![0.0; n_u]; s.n_sim],
+            Some(items) if items.iter().all(|i| matches!(i, Numbers::One(_))) => {
+                let u: Vec<f64> = items
+                    .iter()
+                    .map(|i| if let Numbers::One(x) = i { *x } else { 0.0 })
+                    .collect();
+                vec![vector("simulation.u", &Numbers::List(u), n_u)?; s.n_sim]
+            }
+            Some(items) => {
+                if items.len() != s.n_sim {
+                    return Err(shape(
+                        "simulation.u",
+                        format!("one control vector, or N_sim = {} of them", s.n_sim),
+                        format!("{} entries", items.len()),
+                    ));
+                }
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(k, it)| vector(&join_index("simulation.u", k), it, n_u))
+                    .collect::<Result<Vec<_>, _>>()?
+            }
+        };
+        let mut ocp = Ocp::new(self.cls_model()?, self.x0());
+        if n_u > 0 {
+            ocp.u_bounds = Some(Bounds::new(controls[0].clone(), controls[0].clone()));
+        }
+        Ok(SimulationSetup {
+            ocp,
+            options,
+            n_steps: s.n_sim,
+            controls,
+        })
+    }
+}
+
+/// `Σ_i w_i (x_i − r_i)²`.
+fn wsq<'a>(w: &[f64], x: impl Iterator<Item = &'a Sx>, r: &[f64]) -> Sx {
+    let mut acc = Sx::constant(0.0);
+    for ((wi, xi), ri) in w.iter().zip(x).zip(r) {
+        if *wi != 0.0 {
+            let d = *xi - *ri;
+            acc = acc + d * d * *wi;
+        }
+    }
+    acc
+}

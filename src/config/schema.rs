@@ -1,0 +1,455 @@
+//! The typed schema of a problem file (serde, `deny_unknown_fields` everywhere). See the
+//! [module docs](super) for an annotated example.
+
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+use std::fmt;
+
+use crate::fesdj::FesdjOptions;
+use crate::model::{RootJoint, SurfaceSpec};
+use crate::solver::MpccSettings;
+
+/// A problem file.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// Optional name (used in plot titles).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Optional free text.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// The Complementarity Lagrangian System.
+    pub model: ModelSpec,
+    /// Transcription options (`n_intervals` and `t_final` come from `horizon` / `simulation`).
+    #[serde(default)]
+    pub fesdj: FesdjOptions,
+    /// OCP horizon.
+    #[serde(default)]
+    pub horizon: Option<Horizon>,
+    /// Initial state.
+    pub initial: Initial,
+    /// Optimal control problem (costs, bounds, constraints).
+    #[serde(default)]
+    pub ocp: Option<OcpSpec>,
+    /// Simulation (repeated one-interval problems with given controls).
+    #[serde(default)]
+    pub simulation: Option<SimulationSpec>,
+    /// Homotopy and interior-point settings.
+    #[serde(default)]
+    pub solver: MpccSettings,
+}
+
+/// The model: exactly one of `expressions` and `robot`, plus defaults for every contact.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelSpec {
+    /// A model written as expressions.
+    #[serde(default)]
+    pub expressions: Option<ExpressionModelSpec>,
+    /// A robot from a URDF.
+    #[serde(default)]
+    pub robot: Option<RobotSpec>,
+    /// Friction coefficient of every contact that does not set its own.
+    #[serde(default)]
+    pub mu: Option<f64>,
+    /// Restitution coefficient of every contact that does not set its own.
+    #[serde(default)]
+    pub restitution: Option<f64>,
+}
+
+/// A model as expressions of named coordinates, velocities, controls and parameters.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpressionModelSpec {
+    /// Names of the generalised coordinates `q`.
+    pub q: Vec<String>,
+    /// Names of the velocities (default `v_<q name>`).
+    #[serde(default)]
+    pub v: Option<Vec<String>>,
+    /// Names of the controls `u` (default none).
+    #[serde(default)]
+    pub u: Vec<String>,
+    /// Named constants, in order; a value may be an expression of earlier parameters.
+    #[serde(default)]
+    pub parameters: Params,
+    /// Inertia matrix: a list of `n_q` diagonal entries or `n_q` rows of `n_q` entries.
+    #[serde(rename = "M")]
+    pub mass: Vec<Item>,
+    /// Smooth forces `f_v(q, v)` (`n_q` entries). May contain the controls affinely when
+    /// `B_u` is not given: then `B_u = ∂f_v/∂u` (which must depend on `q` only).
+    pub f_v: Vec<Entry>,
+    /// Input matrix: `n_q` rows of `n_u` entries (or `n_q` entries when `n_u = 1`).
+    #[serde(default, rename = "B_u")]
+    pub b_u: Option<Vec<Item>>,
+    /// Contacts.
+    #[serde(default)]
+    pub contacts: Vec<ExpressionContactSpec>,
+}
+
+/// One contact of an expression model.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpressionContactSpec {
+    /// Name (for messages and outputs).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Gap function `f_c(q)` (≥ 0 admissible).
+    pub f_c: Entry,
+    /// Normal `J_n(q)` (`n_q` entries; default `∇f_c`).
+    #[serde(default, rename = "J_n")]
+    pub j_n: Option<Vec<Entry>>,
+    /// Tangents `J_t(q)`: a list of `n_t` vectors of `n_q` entries (or one vector).
+    #[serde(default, rename = "J_t")]
+    pub j_t: Option<Vec<Item>>,
+    /// Friction coefficient (default `model.mu`, else 0).
+    #[serde(default)]
+    pub mu: Option<f64>,
+    /// Restitution coefficient (default `model.restitution`, else 0).
+    #[serde(default)]
+    pub restitution: Option<f64>,
+}
+
+/// A robot from a URDF with contacts and actuated joints.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RobotSpec {
+    /// URDF file, relative to the configuration file.
+    pub urdf: String,
+    /// Root joint; `floating` (quaternion) is rejected because FESD-J needs `q̇ = v`.
+    pub root: RootJoint,
+    /// Gravity (default `[0, 0, -9.81]`).
+    #[serde(default)]
+    pub gravity: Option<[f64; 3]>,
+    /// Names of the joints driven by the controls (one control each, in this order).
+    #[serde(default)]
+    pub actuated: Vec<String>,
+    /// Contact spheres.
+    #[serde(default)]
+    pub contacts: Vec<RobotContactSpec>,
+    /// Use the URDF position limits as bounds on `q` (default true).
+    #[serde(default = "yes")]
+    pub joint_limits: bool,
+    /// Use the URDF effort limits as bounds on `u` (default true).
+    #[serde(default = "yes")]
+    pub effort_limits: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// A contact sphere of a robot.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RobotContactSpec {
+    /// Name (default the frame name).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Frame (link) carrying the sphere.
+    pub frame: String,
+    /// Centre in that frame.
+    #[serde(default)]
+    pub offset: [f64; 3],
+    /// Radius (0: a point).
+    #[serde(default)]
+    pub radius: f64,
+    /// Surface (default `ground: {height: 0}`).
+    #[serde(default)]
+    pub surface: Option<SurfaceSpec>,
+    /// Friction coefficient (default `model.mu`, else 0).
+    #[serde(default)]
+    pub mu: Option<f64>,
+    /// Restitution coefficient (default `model.restitution`, else 0).
+    #[serde(default)]
+    pub restitution: Option<f64>,
+}
+
+/// OCP horizon `[0, T]` with `N` control intervals.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Horizon {
+    /// Horizon length.
+    #[serde(rename = "T")]
+    pub t: f64,
+    /// Number of control intervals.
+    #[serde(rename = "N")]
+    pub n: usize,
+}
+
+/// Initial state.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Initial {
+    /// `q_0`.
+    pub q: Vec<f64>,
+    /// `v_0` (default zeros).
+    #[serde(default)]
+    pub v: Option<Vec<f64>>,
+}
+
+/// How the tracking cost is discretised.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tracking {
+    /// nosnoc's least squares: state terms at the end of every interval, scaled by `T/N`;
+    /// references are NLP parameters (one per interval; MPC changes them without rebuilding).
+    #[default]
+    Lsq,
+    /// `∫ ‖x − x_ref‖²_Q + ‖u − u_ref‖²_R dt` by RK quadrature plus `‖x(T) − x_ref_T‖²_{Q_T}`
+    /// ([P]'s examples); constant references only.
+    Quadrature,
+}
+
+/// The optimal control problem.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OcpSpec {
+    /// Tracking discretisation (default `lsq`).
+    #[serde(default)]
+    pub tracking: Tracking,
+    /// Diagonal state weight (`2 n_q` entries or one for all).
+    #[serde(default, rename = "Q")]
+    pub q_weight: Option<Numbers>,
+    /// Diagonal control weight (`n_u` or one).
+    #[serde(default, rename = "R")]
+    pub r_weight: Option<Numbers>,
+    /// Diagonal terminal weight (`2 n_q` or one).
+    #[serde(default, rename = "Q_T")]
+    pub q_terminal: Option<Numbers>,
+    /// State reference: one vector (`2 n_q`), or a list of waypoints interpolated linearly at
+    /// the interval ends (times `x_ref_times`, default equally spaced over `[0, T]`).
+    #[serde(default)]
+    pub x_ref: Option<Vec<Numbers>>,
+    /// Times of the waypoints of `x_ref`.
+    #[serde(default)]
+    pub x_ref_times: Option<Vec<f64>>,
+    /// Control reference (`n_u`, default 0).
+    #[serde(default)]
+    pub u_ref: Option<Numbers>,
+    /// Terminal reference (default: `x_ref`, or its last waypoint).
+    #[serde(default, rename = "x_ref_T")]
+    pub x_ref_terminal: Option<Vec<f64>>,
+    /// Extra running cost `L(q, v, u)` (expression).
+    #[serde(default)]
+    pub lagrange: Option<String>,
+    /// Extra terminal cost `L_T(q, v)` (expression).
+    #[serde(default)]
+    pub mayer: Option<String>,
+    /// Boxes on `u`, `q`, `v`.
+    #[serde(default)]
+    pub bounds: BoundsSpec,
+    /// Path constraints `lb ≤ g(q, v, u) ≤ ub` (default `ub = 0`, `lb = -inf`).
+    #[serde(default)]
+    pub path: Option<ConstraintSpec>,
+    /// Terminal constraints `lb ≤ g_T(q, v) ≤ ub` (default `lb = ub = 0`).
+    #[serde(default)]
+    pub terminal: Option<ConstraintSpec>,
+}
+
+/// Boxes on controls and states.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BoundsSpec {
+    /// On every `û_k`.
+    #[serde(default)]
+    pub u: Option<BoxSpec>,
+    /// On `q`.
+    #[serde(default)]
+    pub q: Option<BoxSpec>,
+    /// On `v`.
+    #[serde(default)]
+    pub v: Option<BoxSpec>,
+}
+
+/// A box: `lb`, `ub` and/or the symmetric `abs` (each a vector or one number for all).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BoxSpec {
+    /// Lower bounds (default `-inf`).
+    #[serde(default)]
+    pub lb: Option<Numbers>,
+    /// Upper bounds (default `+inf`).
+    #[serde(default)]
+    pub ub: Option<Numbers>,
+    /// `[-abs, abs]` (not together with `lb`/`ub`).
+    #[serde(default)]
+    pub abs: Option<Numbers>,
+}
+
+/// Constraint expressions with bounds.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConstraintSpec {
+    /// The expressions.
+    pub g: Vec<String>,
+    /// Lower bounds.
+    #[serde(default)]
+    pub lb: Option<Numbers>,
+    /// Upper bounds.
+    #[serde(default)]
+    pub ub: Option<Numbers>,
+}
+
+/// Simulation: `N_sim` one-interval problems over `T_sim / N_sim` each.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimulationSpec {
+    /// Simulated time.
+    #[serde(rename = "T_sim")]
+    pub t_sim: f64,
+    /// Number of steps.
+    #[serde(rename = "N_sim")]
+    pub n_sim: usize,
+    /// Controls: one vector for all steps, or one per step (default 0).
+    #[serde(default)]
+    pub u: Option<Vec<Numbers>>,
+}
+
+/// A number or an expression.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Entry {
+    /// A number.
+    Num(f64),
+    /// An expression.
+    Text(String),
+}
+
+/// An entry or a row of entries (matrices given as diagonals or rows).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Item {
+    /// One entry.
+    Entry(Entry),
+    /// A row.
+    Row(Vec<Entry>),
+}
+
+/// One number or a list of numbers.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Numbers {
+    /// One number (broadcast where a vector is expected).
+    One(f64),
+    /// A list.
+    List(Vec<f64>),
+}
+
+/// Parameters in file order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Params(pub Vec<(String, Entry)>);
+
+struct EntryVisitor;
+
+impl<'de> Visitor<'de> for EntryVisitor {
+    type Value = Entry;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a number or an expression string")
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Entry, E> {
+        Ok(Entry::Num(v as f64))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Entry, E> {
+        Ok(Entry::Num(v as f64))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Entry, E> {
+        Ok(Entry::Num(v))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Entry, E> {
+        Ok(Entry::Text(v.to_string()))
+    }
+}
+
+impl<'de> Deserialize<'de> for Entry {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Entry, D::Error> {
+        d.deserialize_any(EntryVisitor)
+    }
+}
+
+struct ItemVisitor;
+
+impl<'de> Visitor<'de> for ItemVisitor {
+    type Value = Item;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a number, an expression string or a list of them")
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Item, E> {
+        EntryVisitor.visit_i64(v).map(Item::Entry)
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Item, E> {
+        EntryVisitor.visit_u64(v).map(Item::Entry)
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Item, E> {
+        EntryVisitor.visit_f64(v).map(Item::Entry)
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Item, E> {
+        EntryVisitor.visit_str(v).map(Item::Entry)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Item, A::Error> {
+        let mut row = Vec::new();
+        while let Some(e) = seq.next_element::<Entry>()? {
+            row.push(e);
+        }
+        Ok(Item::Row(row))
+    }
+}
+
+impl<'de> Deserialize<'de> for Item {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Item, D::Error> {
+        d.deserialize_any(ItemVisitor)
+    }
+}
+
+struct NumbersVisitor;
+
+impl<'de> Visitor<'de> for NumbersVisitor {
+    type Value = Numbers;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a number or a list of numbers")
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Numbers, E> {
+        Ok(Numbers::One(v as f64))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Numbers, E> {
+        Ok(Numbers::One(v as f64))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Numbers, E> {
+        Ok(Numbers::One(v))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Numbers, A::Error> {
+        let mut out = Vec::new();
+        while let Some(x) = seq.next_element::<f64>()? {
+            out.push(x);
+        }
+        Ok(Numbers::List(out))
+    }
+}
+
+impl<'de> Deserialize<'de> for Numbers {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Numbers, D::Error> {
+        d.deserialize_any(NumbersVisitor)
+    }
+}
+
+struct ParamsVisitor;
+
+impl<'de> Visitor<'de> for ParamsVisitor {
+    type Value = Params;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a mapping of parameter names to numbers or expressions")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Params, E> {
+        Ok(Params::default())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Params, A::Error> {
+        let mut out = Vec::new();
+        while let Some((k, v)) = map.next_entry::<String, Entry>()? {
+            out.push((k, v));
+        }
+        Ok(Params(out))
+    }
+}
+
+impl<'de> Deserialize<'de> for Params {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Params, D::Error> {
+        d.deserialize_any(ParamsVisitor)
+    }
+}
