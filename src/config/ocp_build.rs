@@ -176,13 +176,26 @@ fn constraint_exprs(
     Ok((g, Bounds::new(lb, ub)))
 }
 
+/// State references of the intervals and at the end.
+struct Refs {
+    /// At the interval ends.
+    per: Vec<Vec<f64>>,
+    /// At `T`.
+    last: Vec<f64>,
+    /// Given as waypoints (time-varying).
+    waypoints: bool,
+}
+
+/// Quadrature tracking data: weights and constant references.
+struct Quadratic {
+    qw: Vec<f64>,
+    rw: Vec<f64>,
+    xr: Vec<f64>,
+    ur: Vec<f64>,
+}
+
 /// State references at the interval ends `t_k = (k+1) T / N` (linear between waypoints).
-fn references(
-    spec: &OcpSpec,
-    n_x: usize,
-    t: f64,
-    n: usize,
-) -> Result<(Vec<Vec<f64>>, Vec<f64>, bool), ConfigError> {
+fn references(spec: &OcpSpec, n_x: usize, t: f64, n: usize) -> Result<Refs, ConfigError> {
     let field = "ocp.x_ref";
     let Some(items) = &spec.x_ref else {
         let zero = vec![0.0; n_x];
@@ -192,7 +205,11 @@ fn references(
                 "given without `x_ref` waypoints",
             ));
         }
-        return Ok((vec![zero.clone(); n], zero, false));
+        return Ok(Refs {
+            per: vec![zero.clone(); n],
+            last: zero,
+            waypoints: false,
+        });
     };
     let constant = items.iter().all(|i| matches!(i, Numbers::One(_)));
     if constant {
@@ -210,7 +227,11 @@ fn references(
                 "needs waypoints (a list of states) in `x_ref`",
             ));
         }
-        return Ok((vec![x.clone(); n], x, false));
+        return Ok(Refs {
+            per: vec![x.clone(); n],
+            last: x,
+            waypoints: false,
+        });
     }
     let mut wps = Vec::new();
     for (i, it) in items.iter().enumerate() {
@@ -234,7 +255,7 @@ fn references(
             ))
         }
         Some(ts) => {
-            if ts.windows(2).any(|w| !(w[0] < w[1])) || ts.iter().any(|x| !x.is_finite()) {
+            if ts.windows(2).any(|w| w[0] >= w[1]) || ts.iter().any(|x| !x.is_finite()) {
                 return Err(invalid("ocp.x_ref_times", "must be finite and increasing"));
             }
             ts.clone()
@@ -259,7 +280,11 @@ fn references(
             .collect()
     };
     let per: Vec<Vec<f64>> = (0..n).map(|k| at(t * (k + 1) as f64 / n as f64)).collect();
-    Ok((per, at(t), true))
+    Ok(Refs {
+        per,
+        last: at(t),
+        waypoints: true,
+    })
 }
 
 impl Problem {
@@ -308,7 +333,11 @@ impl Problem {
         let qw = weight("ocp.Q", &spec.q_weight, n_x)?;
         let rw = weight("ocp.R", &spec.r_weight, n_u)?;
         let qt = weight("ocp.Q_T", &spec.q_terminal, n_x)?;
-        let (per, last, waypoints) = references(&spec, n_x, h.t, h.n)?;
+        let Refs {
+            per,
+            last,
+            waypoints,
+        } = references(&spec, n_x, h.t, h.n)?;
         let u_ref = match &spec.u_ref {
             Some(u) => vector("ocp.u_ref", u, n_u)?,
             None => vec![0.0; n_u],
@@ -324,7 +353,8 @@ impl Problem {
             }
         }
         let mut x_ref = None;
-        let mut quad: Option<(Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>)> = None;
+        let mut stage_q: Option<Quadratic> = None;
+        let mut term_q: Option<(Vec<f64>, Vec<f64>)> = None;
         if tracked {
             match spec.tracking {
                 Tracking::Lsq => {
@@ -345,7 +375,13 @@ impl Problem {
                     ));
                 }
                 Tracking::Quadrature => {
-                    quad = Some((qw, rw, qt, per[0].clone(), u_ref, x_ref_t));
+                    stage_q = Some(Quadratic {
+                        qw,
+                        rw,
+                        xr: per[0].clone(),
+                        ur: u_ref,
+                    });
+                    term_q = Some((qt, x_ref_t));
                 }
             }
         }
@@ -357,10 +393,6 @@ impl Problem {
             Some(t) => Some(sym.parse_str("ocp.mayer", t, Scope::QV)?),
             None => None,
         };
-        let (stage_q, term_q) = match quad {
-            Some((qw, rw, qt, xr, ur, xt)) => (Some((qw, rw, xr, ur)), Some((qt, xt))),
-            None => (None, None),
-        };
         if lag.is_some() || stage_q.is_some() {
             let s = Rc::clone(&sym);
             ocp.lagrange = Some(Box::new(move |q: &[Sx], v: &[Sx], u: &[Sx]| {
@@ -368,8 +400,8 @@ impl Problem {
                     Some(e) => e.eval(&s.env(q, Some(v), Some(u))),
                     None => Sx::constant(0.0),
                 };
-                if let Some((qw, rw, xr, ur)) = &stage_q {
-                    l = l + wsq(qw, q.iter().chain(v), xr) + wsq(rw, u.iter(), ur);
+                if let Some(c) = &stage_q {
+                    l += wsq(&c.qw, q.iter().chain(v), &c.xr) + wsq(&c.rw, u.iter(), &c.ur);
                 }
                 l
             }));
@@ -382,7 +414,7 @@ impl Problem {
                     None => Sx::constant(0.0),
                 };
                 if let Some((qt, xt)) = &term_q {
-                    l = l + wsq(qt, q.iter().chain(v), xt);
+                    l += wsq(qt, q.iter().chain(v), xt);
                 }
                 l
             }));
@@ -490,7 +522,7 @@ fn wsq<'a>(w: &[f64], x: impl Iterator<Item = &'a Sx>, r: &[f64]) -> Sx {
     for ((wi, xi), ri) in w.iter().zip(x).zip(r) {
         if *wi != 0.0 {
             let d = *xi - *ri;
-            acc = acc + d * d * *wi;
+            acc += d * d * *wi;
         }
     }
     acc

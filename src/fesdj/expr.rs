@@ -232,7 +232,7 @@ impl Expr {
                     let x = a.eval(vars);
                     return match b.constant_value() {
                         Some(c) if c.fract() == 0.0 && c.abs() <= 64.0 => x.powi(c as i32),
-                        Some(c) if c == 0.5 => x.sqrt(),
+                        Some(0.5) => x.sqrt(),
                         Some(c) => x.powf(S::from_f64(c)),
                         None => x.powf(b.eval(vars)),
                     };
