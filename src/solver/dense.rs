@@ -383,7 +383,12 @@ pub trait ScalarComplementarity {
 }
 
 /// Hyper-dual scratch vectors (x, p, G, H).
-type CompScratch = (Vec<HyperDual>, Vec<HyperDual>, Vec<HyperDual>, Vec<HyperDual>);
+type CompScratch = (
+    Vec<HyperDual>,
+    Vec<HyperDual>,
+    Vec<HyperDual>,
+    Vec<HyperDual>,
+);
 
 /// A [`Complementarity`] from a [`ScalarComplementarity`] with dense patterns.
 pub struct DenseComplementarity<C: ScalarComplementarity> {
