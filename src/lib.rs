@@ -1,10 +1,15 @@
 //! fesdj_mpc: FESD-J trajectory optimisation and model-predictive control of robots through
 //! impacts and Coulomb friction.
 //!
-//! Layers (bottom-up): [`ad`] symbolic differentiation with exact sparsity; [`solver`] the
-//! interior-point NLP solver and the MPCC homotopy; [`cli`] the command-line front end.
+//! Layers (bottom-up): [`ad`] symbolic differentiation with exact sparsity; [`model`] robot
+//! models from URDF with generic-scalar kinematics, dynamics and contacts; [`fesdj`] the FESD-J
+//! transcription of complementarity Lagrangian systems into MPCCs; [`solver`] the interior-point
+//! NLP solver and the MPCC homotopy; [`cli`] the subcommands of
+//! the `fesdj` binary.
 #![warn(missing_docs)]
 
 pub mod ad;
 pub mod cli;
+pub mod fesdj;
+pub mod model;
 pub mod solver;

@@ -14,6 +14,7 @@
 //! Generic model code uses our own small fixed-size algebra where speed matters; small nalgebra
 //! matrices of `Sx` also work (`Sx` implements `num_traits::Zero`/`One` and the operators).
 
+mod compile;
 pub mod derivative;
 pub mod error;
 pub mod function;

@@ -2,40 +2,46 @@
 
 use clap::{Parser, Subcommand};
 use fesdj_mpc::cli;
-use std::process::ExitCode;
 
-#[derive(Parser)]
-#[command(
-    name = "fesdj",
-    version,
-    about = "FESD-J trajectory optimisation and MPC through impacts and friction"
-)]
+/// FESD-J trajectory optimisation and MPC through impacts and Coulomb friction.
+#[derive(Parser, Debug)]
+#[command(name = "fesdj", version, about)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
 }
 
-#[derive(Subcommand)]
+#[derive(Subcommand, Debug)]
 enum Command {
+    /// Compare our rigid-body dynamics with a Pinocchio reference file.
+    Dynamics(cli::dynamics::DynamicsArgs),
     /// Evaluate an imported function (and its sparse derivatives) at given inputs.
     Eval(cli::eval::EvalArgs),
     /// Solve mathematical programs with complementarity constraints.
     Mpcc(cli::mpcc::MpccArgs),
 }
 
-fn main() -> ExitCode {
+fn main() {
     let args = Cli::parse();
-    match args.command {
-        Command::Eval(a) => match cli::eval::run(&a) {
-            Ok(doc) => {
-                println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
-                ExitCode::SUCCESS
-            }
+    let code = match &args.command {
+        Command::Dynamics(a) => cli::dynamics::run(a),
+        Command::Eval(a) => match cli::eval::run(a) {
+            Ok(doc) => match serde_json::to_string_pretty(&doc) {
+                Ok(text) => {
+                    println!("{text}");
+                    0
+                }
+                Err(e) => {
+                    eprintln!("fesdj eval: cannot write JSON: {e}");
+                    2
+                }
+            },
             Err(e) => {
                 eprintln!("fesdj eval: {e}");
-                ExitCode::from(2)
+                2
             }
         },
-        Command::Mpcc(a) => ExitCode::from(cli::mpcc::run(&a).clamp(0, 255) as u8),
-    }
+        Command::Mpcc(a) => cli::mpcc::run(a),
+    };
+    std::process::exit(code);
 }

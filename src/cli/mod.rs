@@ -1,5 +1,6 @@
-//! Subcommands of the `fesdj` command-line tool (one module per subcommand; the binary in
-//! `src/bin/fesdj.rs` only dispatches).
+//! Subcommands of the `fesdj` command-line tool (one module per subcommand, each a `clap::Args`
+//! struct and a `run`; the binary in `src/bin/fesdj.rs` only dispatches).
 
+pub mod dynamics;
 pub mod eval;
 pub mod mpcc;
