@@ -43,7 +43,7 @@ fn hs_run(backend: Backend, mu_strategy: MuStrategy) {
         let f = info.objective;
         // HS044 has several KKT vertices; from x0 = 0 we reach the local minimum -13 at
         // (3, 0, 4, 0) (the published global value is -15 at (0, 3, 0, 4)).
-        let target = if prob.name == "hs044" {
+        let target = if prob.name == "hs044" && (f + 13.0).abs() < 1e-5 {
             -13.0
         } else {
             prob.f_star
