@@ -2,7 +2,7 @@
 
 use fesdj_mpc::solver::dense::DenseNlp;
 use fesdj_mpc::solver::problems::{hs, Backend};
-use fesdj_mpc::solver::{Ipm, Settings, Start, Status};
+use fesdj_mpc::solver::{Ipm, MuStrategy, Settings, Start, Status};
 
 fn settings() -> Settings {
     Settings {
@@ -21,16 +21,29 @@ fn hock_schittkowski_set_ad() {
     hs_set(Backend::Ad);
 }
 
+#[test]
+fn hock_schittkowski_set_adaptive_mu() {
+    hs_run(Backend::Ad, MuStrategy::Adaptive);
+}
+
 fn hs_set(backend: Backend) {
+    hs_run(backend, MuStrategy::Monotone);
+}
+
+fn hs_run(backend: Backend, mu_strategy: MuStrategy) {
     let mut failures = Vec::new();
     for prob in hs::collection(backend) {
-        let mut ipm = Ipm::new(prob.nlp.as_ref(), settings()).unwrap();
+        let s = Settings {
+            mu_strategy,
+            ..settings()
+        };
+        let mut ipm = Ipm::new(prob.nlp.as_ref(), s).unwrap();
         let st = ipm.solve(prob.nlp.as_ref(), &[], Start::Initial).unwrap();
         let info = ipm.info();
         let f = info.objective;
         // HS044 has several KKT vertices; from x0 = 0 we reach the local minimum -13 at
         // (3, 0, 4, 0) (the published global value is -15 at (0, 3, 0, 4)).
-        let target = if prob.name == "hs044" {
+        let target = if prob.name == "hs044" && (f + 13.0).abs() < 1e-5 {
             -13.0
         } else {
             prob.f_star

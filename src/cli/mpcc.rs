@@ -97,6 +97,7 @@ pub fn run(args: &MpccArgs) -> i32 {
                         "polished": r.polished,
                         "time_s": r.time_s,
                         "x": r.x,
+                        "steps": r.steps,
                     });
                     println!("{doc}");
                 }

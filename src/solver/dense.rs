@@ -382,18 +382,21 @@ pub trait ScalarComplementarity {
     fn eval<S: Scalar>(&self, x: &[S], p: &[S], g: &mut [S], h: &mut [S]);
 }
 
+/// Hyper-dual scratch vectors (x, p, G, H).
+type CompScratch = (
+    Vec<HyperDual>,
+    Vec<HyperDual>,
+    Vec<HyperDual>,
+    Vec<HyperDual>,
+);
+
 /// A [`Complementarity`] from a [`ScalarComplementarity`] with dense patterns.
 pub struct DenseComplementarity<C: ScalarComplementarity> {
     /// The wrapped functions.
     pub comp: C,
     jac: SparsityPattern,
     hess: SparsityPattern,
-    scratch: RefCell<(
-        Vec<HyperDual>,
-        Vec<HyperDual>,
-        Vec<HyperDual>,
-        Vec<HyperDual>,
-    )>,
+    scratch: RefCell<CompScratch>,
 }
 
 impl<C: ScalarComplementarity> DenseComplementarity<C> {

@@ -6,7 +6,13 @@
 //!   corrections, restoration, inertia correction) on a faer sparse LDLᵀ of the KKT system.
 //! * [`Settings`], [`Status`], [`Info`]: configuration and results.
 
+// Index loops over several parallel arrays are the clearest form of the numerical kernels, and
+// negated comparisons (`!(a > 0.0)`) are deliberate: they are also true for NaN.
+#![allow(clippy::needless_range_loop, clippy::neg_cmp_op_on_partial_ord)]
+
 pub mod ad_nlp;
+#[cfg(feature = "ipopt-baseline")]
+pub mod baseline;
 pub mod dense;
 pub mod error;
 pub mod ipm;
