@@ -21,6 +21,10 @@ enum Command {
     Eval(cli::eval::EvalArgs),
     /// Solve mathematical programs with complementarity constraints.
     Mpcc(cli::mpcc::MpccArgs),
+    /// Simulate a problem file with FESD-J as an integrator (repeated one-interval problems).
+    Simulate(cli::simulate::SimulateArgs),
+    /// Solve a problem file's optimal control problem (FESD-J transcription, MPCC homotopy).
+    Solve(cli::solve::SolveArgs),
 }
 
 fn main() {
@@ -45,6 +49,8 @@ fn main() {
             }
         },
         Command::Mpcc(a) => cli::mpcc::run(a),
+        Command::Simulate(a) => cli::simulate::run(a),
+        Command::Solve(a) => cli::solve::run(a),
     };
     std::process::exit(code);
 }

@@ -5,3 +5,7 @@ pub mod check;
 pub mod dynamics;
 pub mod eval;
 pub mod mpcc;
+pub mod plot;
+pub mod run;
+pub mod simulate;
+pub mod solve;
