@@ -147,7 +147,7 @@ fn values_are_checked_like_the_file() {
     let m = err("bouncing_ball_1d.yaml", &["initial.q=[1.3, 2]"]);
     assert!(m.starts_with("initial.q: expected 1 entries"), "{m}");
     let m = err("bouncing_ball_1d.yaml", &["model.restitution=1.5"]);
-    assert!(m.contains("restitution: must be in [0, 1]"), "{m}");
+    assert!(m.starts_with("model.restitution: must be in [0, 1]"), "{m}");
     let m = err("bouncing_ball_1d.yaml", &["fesdj.n_s=0"]);
     assert!(m.contains("fesdj: option `n_s`"), "{m}");
 }

@@ -44,24 +44,43 @@ enum Input {
     Derived(Function),
 }
 
-/// Resolve a contact coefficient from the contact's own value and the model-wide default.
+/// Resolve a contact coefficient from the contact's own value and the model-wide default, and
+/// check its range (`[0, ∞)` for `mu`, `[0, 1]` for `restitution`); errors name the field the
+/// value came from.
 pub(crate) fn coefficient(
     own: Option<f64>,
     model: Option<f64>,
     field: &str,
     model_field: &str,
 ) -> Result<f64, ConfigError> {
-    match (own, model) {
-        (Some(_), Some(_)) => Err(invalid(
-            field,
-            format!(
-                "set either `{model_field}` (all contacts) or the contact's own value, not both"
-            ),
-        )),
-        (Some(x), None) => Ok(x),
-        (None, Some(x)) => Ok(x),
-        (None, None) => Ok(0.0),
+    let (x, from) = match (own, model) {
+        (Some(_), Some(_)) => {
+            return Err(invalid(
+                field,
+                format!(
+                    "set either `{model_field}` (all contacts) or the contact's own value, not both"
+                ),
+            ))
+        }
+        (Some(x), None) => (x, field),
+        (None, Some(x)) => (x, model_field),
+        (None, None) => (0.0, field),
+    };
+    let restitution = model_field.ends_with("restitution");
+    let ok = if restitution {
+        (0.0..=1.0).contains(&x)
+    } else {
+        x.is_finite() && x >= 0.0
+    };
+    if !ok {
+        let range = if restitution {
+            "must be in [0, 1]"
+        } else {
+            "must be finite and ≥ 0"
+        };
+        return Err(invalid(from, format!("{range}, got {x}")));
     }
+    Ok(x)
 }
 
 /// Entries of a plain vector field of length `n`.
@@ -87,8 +106,8 @@ fn vector(
 }
 
 /// A matrix field given as `rows` rows of `cols` entries (row-major in the file), returned
-/// column-major. With `diag_ok` a list of `rows` entries is the diagonal; with `rows_or_cols`
-/// = `cols == 1` a flat list of `rows` entries is the single column.
+/// column-major. With `diag_ok` a flat list of `rows` entries is the diagonal; with `cols == 1`
+/// it is the single column.
 fn matrix(
     sym: &Symbols,
     field: &str,
@@ -182,7 +201,7 @@ impl ExpressionModel {
         } else {
             Scope::QVU
         };
-        let forces_full = vector(&symbols, &f_field, &spec.f_v, nq, scope)?;
+        let forces = vector(&symbols, &f_field, &spec.f_v, nq, scope)?;
         let input = match &spec.b_u {
             Some(b) => {
                 let field = join_key(BASE, "B_u");
@@ -191,7 +210,7 @@ impl ExpressionModel {
                 }
                 Input::Exprs(matrix(&symbols, &field, b, nq, nu, false)?)
             }
-            None => Input::Derived(derive_input(&symbols, &forces_full, &f_field)?),
+            None => Input::Derived(derive_input(&symbols, &forces, &f_field)?),
         };
         let mut gaps = Vec::new();
         let mut tangents = Vec::new();
@@ -225,18 +244,6 @@ impl ExpressionModel {
                 mu,
                 restitution: e,
             };
-            if !(mu.is_finite() && mu >= 0.0) {
-                return Err(invalid(
-                    join_key(&cf, "mu"),
-                    format!("must be finite and ≥ 0, got {mu}"),
-                ));
-            }
-            if !(0.0..=1.0).contains(&e) {
-                return Err(invalid(
-                    join_key(&cf, "restitution"),
-                    format!("must be in [0, 1], got {e}"),
-                ));
-            }
             contacts.push(contact);
             names.push(c.name.clone().unwrap_or_else(|| format!("contact_{l}")));
         }
@@ -245,7 +252,6 @@ impl ExpressionModel {
         } else {
             None
         };
-        let forces = forces_full;
         Ok(ExpressionModel {
             symbols,
             mass,
