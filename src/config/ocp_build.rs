@@ -5,7 +5,7 @@ use std::rc::Rc;
 use crate::ad::Sx;
 use crate::fesdj::expr::Expr;
 use crate::fesdj::ocp::Constraint;
-use crate::fesdj::{transcribe, Bounds, FesdjOptions, LsqTracking, Mpcc, Ocp};
+use crate::fesdj::{transcribe, Bounds, FesdjOptions, Layout, LsqTracking, Mpcc, Ocp};
 
 use super::error::{invalid, shape, ConfigError};
 use super::problem::{ModelSource, Problem};
@@ -38,11 +38,19 @@ impl OcpSetup {
 
     /// Write `x_ref` into `mpcc.p0` (indices from the layout).
     pub fn apply_references(&self, mpcc: &mut Mpcc) {
+        self.write_references(&mpcc.layout, &mut mpcc.p0);
+    }
+
+    /// Write `x_ref` into a parameter vector laid out by `layout` (e.g. the parameters of a
+    /// problem object built from [`OcpSetup::ocp`] and [`OcpSetup::options`]).
+    pub fn write_references(&self, layout: &Layout, p: &mut [f64]) {
         if let Some(refs) = &self.x_ref {
             for (k, r) in refs.iter().enumerate() {
-                if let Some(idx) = mpcc.layout.params.x_ref.get(k) {
+                if let Some(idx) = layout.params.x_ref.get(k) {
                     for (&i, &x) in idx.iter().zip(r) {
-                        mpcc.p0[i] = x;
+                        if let Some(slot) = p.get_mut(i) {
+                            *slot = x;
+                        }
                     }
                 }
             }
