@@ -36,6 +36,8 @@ pub struct Problem {
     pub model: ModelSource,
     /// Non-fatal findings (e.g. an initial state that penetrates a contact).
     pub warnings: Vec<String>,
+    /// Paths of every schema field the file (or a `--set`) gave explicitly.
+    set_paths: Vec<String>,
 }
 
 /// Paths under `fesdj` that other sections set.
@@ -115,9 +117,16 @@ impl Problem {
             file: file.to_path_buf(),
             model,
             warnings: Vec::new(),
+            set_paths: visited,
         };
         problem.check()?;
         Ok(problem)
+    }
+
+    /// True if the field at `path` (e.g. `solver.stop_measure`) was given explicitly, by the
+    /// file or a `--set`, rather than defaulted.
+    pub fn was_set(&self, path: &str) -> bool {
+        self.set_paths.iter().any(|p| p == path)
     }
 
     /// The symbols (coordinate, velocity, control and parameter names).
