@@ -171,7 +171,10 @@ fn fesdj(args: &[&str]) -> (Option<i32>, String, String) {
 fn dry_run_prints_the_transcription_sizes() {
     let (code, out, err) = fesdj(&["simulate", "config/bouncing_ball_1d.yaml", "--dry-run"]);
     assert_eq!(code, Some(0), "{err}");
-    assert!(out.contains("simulation step: n_w = ") && out.contains("n_comp = "), "{out}");
+    assert!(
+        out.contains("simulation step: n_w = ") && out.contains("n_comp = "),
+        "{out}"
+    );
     let (code, out, err) = fesdj(&[
         "solve",
         "config/hopper_ocp.yaml",
