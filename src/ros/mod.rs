@@ -1,0 +1,10 @@
+//! The ROS 2 communication layer: messages, `--ros-args`, parameters and the node runtime.
+//!
+//! Pure Rust over `ros2-client` 0.12 / RustDDS 0.15; no ROS 2 installation is needed. The
+//! wire format follows the ROS 2 distribution chosen with this crate's features: `jazzy`
+//! (default; also right for Iron) or `humble` (`--no-default-features --features humble`). They
+//! differ in the GID size of ROS discovery info (16 vs 24 bytes).
+//!
+//! * [`msg`]: our message and service structs in `.msg` field order, byte-checked against
+//!   `rosbags`.
+pub mod msg;
