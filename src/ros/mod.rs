@@ -8,3 +8,6 @@
 //! * [`msg`]: our message and service structs in `.msg` field order, byte-checked against
 //!   `rosbags`.
 pub mod msg;
+pub mod args;
+pub mod names;
+pub mod params_file;
