@@ -11,3 +11,4 @@ pub mod msg;
 pub mod args;
 pub mod names;
 pub mod params_file;
+pub mod params;
