@@ -7,8 +7,22 @@
 //!
 //! * [`msg`]: our message and service structs in `.msg` field order, byte-checked against
 //!   `rosbags`.
-pub mod msg;
+//! * [`args`], [`params_file`], [`names`]: `--ros-args`, ROS parameter YAML, name resolution and
+//!   remapping, `ROS_DOMAIN_ID`.
+//! * [`params`]: the node's declared parameters.
+//! * [`provider`]: the [`PlanProvider`] trait the controller implements, [`Plan`],
+//!   [`RobotState`].
+//! * [`validate`], [`diagnostics`]: input checks and the `/diagnostics` report.
+
 pub mod args;
+pub mod diagnostics;
+pub mod msg;
 pub mod names;
-pub mod params_file;
 pub mod params;
+pub mod params_file;
+pub mod provider;
+pub mod validate;
+
+pub use provider::{
+    BaseState, Plan, PlanProvider, PlanStats, PlanStatus, ProviderError, RobotState,
+};
