@@ -13,16 +13,36 @@
 //! * [`provider`]: the [`PlanProvider`] trait the controller implements, [`Plan`],
 //!   [`RobotState`].
 //! * [`validate`], [`diagnostics`]: input checks and the `/diagnostics` report.
+//! * [`node`]: [`NodeRuntime`], the node itself; [`shutdown`]: SIGINT/SIGTERM.
+//!
+//! A binary puts these together as
+//!
+//! ```no_run
+//! # use fesdj_mpc::ros::{args, node::NodeConfig, NodeRuntime, PlanProvider, shutdown};
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # fn controller() -> Box<dyn PlanProvider> { unimplemented!() }
+//! let ros_args = args::RosArgs::from_env()?;
+//! let (config, warnings) = NodeConfig::from_args(&ros_args, args::domain_id_from_env()?)?;
+//! for w in warnings { eprintln!("[WARN] {w}"); }
+//! let stop = shutdown::flag_on_signals()?;
+//! let mut node = NodeRuntime::new(config)?;
+//! let mut provider = controller();
+//! node.run(&mut *provider, &stop)?; // returns after SIGINT/SIGTERM; exit code 0
+//! # Ok(()) }
+//! ```
 
 pub mod args;
 pub mod diagnostics;
 pub mod msg;
 pub mod names;
+pub mod node;
 pub mod params;
 pub mod params_file;
 pub mod provider;
+pub mod shutdown;
 pub mod validate;
 
+pub use node::{NodeConfig, NodeError, NodeRuntime, Topics};
 pub use provider::{
     BaseState, Plan, PlanProvider, PlanStats, PlanStatus, ProviderError, RobotState,
 };
