@@ -533,3 +533,76 @@ fn signals_end_the_node_with_exit_code_0() {
         );
     }
 }
+
+#[test]
+fn floating_base_needs_valid_odometry_too() {
+    if !common::netns::enter("floating_base_needs_valid_odometry_too") {
+        return;
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let config = NodeConfig::with_params(NodeParams {
+        floating_base: true,
+        start_enabled: true,
+        ..params()
+    });
+    assert_eq!(config.topics().unwrap().odom.as_deref(), Some("/odom"));
+    let handle = start_node(config, Arc::clone(&stop));
+    let ctx = Context::with_options(ContextOptions::new().domain_id(0)).unwrap();
+    let mut peer = Peer::new(&ctx);
+    let mut odom_node = ctx
+        .new_node(
+            NodeName::new("/", "odom_peer").unwrap(),
+            NodeOptions::new()
+                .enable_rosout(false)
+                .start_parameter_services(false),
+        )
+        .unwrap();
+    let topic = odom_node
+        .create_topic(
+            &Name::parse("/odom").unwrap(),
+            Odometry::type_name(),
+            &qos(),
+        )
+        .unwrap();
+    let odom_pub: Publisher<Odometry> = odom_node.create_publisher(&topic, None).unwrap();
+    let odom = |w: f64| {
+        let mut o = Odometry::default();
+        o.header.stamp = Time::from_nanos(Time::now().to_nanos() - 2_000_000);
+        o.pose.pose.position.z = 0.5;
+        o.pose.pose.orientation.w = w;
+        o
+    };
+
+    // Joint states alone: no plan (the base state is missing).
+    peer.pump(StdDuration::from_secs(1), |p| p.good_state(-2));
+    assert_eq!(peer.trajectories.len(), 0, "planned without odometry");
+    // With odometry: plans at the rate.
+    let n0 = peer.trajectories.len();
+    peer.pump(StdDuration::from_secs(1), |p| {
+        odom_pub.publish(odom(1.0)).unwrap();
+        p.good_state(-2)
+    });
+    let with_odom = peer.trajectories.len() - n0;
+    // Non-unit quaternion: rejected, planning stops.
+    let n1 = peer.trajectories.len();
+    let bad_start = Instant::now();
+    peer.pump(StdDuration::from_millis(500), |p| {
+        odom_pub.publish(odom(3.0)).unwrap();
+        p.good_state(-2)
+    });
+    let during_bad = peer.trajectories[n1..]
+        .iter()
+        .filter(|(t, _)| *t > bad_start + StdDuration::from_millis(40))
+        .count();
+    println!(
+        "floating base: {with_odom} plans in 1 s with odometry, {during_bad} with a bad quaternion"
+    );
+    assert!(
+        with_odom as f64 > 0.7 * RATE_HZ,
+        "{with_odom} plans with odometry"
+    );
+    assert_eq!(during_bad, 0);
+    stop.store(true, Ordering::Relaxed);
+    let (diag, _) = handle.join().expect("node thread");
+    assert!(diag.rejected[FaultKind::BadQuaternion as usize] >= 50);
+}

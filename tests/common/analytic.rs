@@ -24,8 +24,11 @@ pub struct AnalyticPlanner {
     pub effort_index: Vec<usize>,
     q0: Vec<f64>,
     v0: Vec<f64>,
-    /// States received through `on_state`, in order (stamp sec, nanosec, q0).
+    /// States received through `on_state`, in order (stamp sec, nanosec, q0), when
+    /// `record_states` is on.
     pub seen: Vec<(i32, u32, Vec<f64>)>,
+    /// Whether to keep `seen` (off for the soak test, whose memory must stay flat).
+    pub record_states: bool,
     /// Calls of `reset`.
     pub resets: usize,
     /// Last value given to `enable`.
@@ -53,6 +56,7 @@ impl AnalyticPlanner {
             q0: vec![0.0; joints.len()],
             v0: vec![0.0; joints.len()],
             seen: Vec::new(),
+            record_states: true,
             resets: 0,
             enabled: None,
             fail_with: None,
