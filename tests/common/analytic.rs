@@ -68,8 +68,10 @@ impl PlanProvider for AnalyticPlanner {
     fn on_state(&mut self, state: &RobotState) {
         self.q0.copy_from_slice(&state.position);
         self.v0.copy_from_slice(&state.velocity);
-        self.seen
-            .push((state.stamp.sec, state.stamp.nanosec, state.position.clone()));
+        if self.record_states {
+            self.seen
+                .push((state.stamp.sec, state.stamp.nanosec, state.position.clone()));
+        }
     }
 
     fn plan(&mut self, _deadline: Instant, plan: &mut Plan) -> Result<(), ProviderError> {
