@@ -13,7 +13,8 @@
 //! * [`provider`]: the [`PlanProvider`] trait the controller implements, [`Plan`],
 //!   [`RobotState`].
 //! * [`validate`], [`diagnostics`]: input checks and the `/diagnostics` report.
-//! * [`node`]: [`NodeRuntime`], the node itself; [`shutdown`]: SIGINT/SIGTERM.
+//! * [`node`]: [`NodeRuntime`], the node itself, configured by [`config`] ([`NodeConfig`]),
+//!   with the DDS plumbing in [`wire`]; [`shutdown`]: SIGINT/SIGTERM.
 //!
 //! A binary puts these together as
 //!
@@ -32,6 +33,7 @@
 //! ```
 
 pub mod args;
+pub mod config;
 pub mod diagnostics;
 pub mod msg;
 pub mod names;
@@ -41,6 +43,7 @@ pub mod params_file;
 pub mod provider;
 pub mod shutdown;
 pub mod validate;
+pub mod wire;
 
 pub use node::{NodeConfig, NodeError, NodeRuntime, Topics};
 pub use provider::{

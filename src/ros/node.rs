@@ -29,197 +29,25 @@ use std::thread::JoinHandle;
 use std::time::{Duration as StdDuration, Instant};
 
 use ros2_client::dds::rustdds::mio1::{Events, Interest, Poll, Token};
-use ros2_client::qos::{Durability, History, WhenFull};
 use ros2_client::ros2::LogLevel;
 use ros2_client::{
-    Context, ContextOptions, Name, Node, NodeName, NodeOptions, ParameterValue, Publisher,
-    QosProfile, RosoutRaw, Server, Subscription,
+    Context, ContextOptions, Node, NodeName, NodeOptions, ParameterValue, Publisher, RosoutRaw,
+    Server, Subscription,
 };
-use serde::Serialize;
-use thiserror::Error;
 
-use super::args::{ArgsError, RosArgs};
+use super::config::dds;
+pub use super::config::{NodeConfig, NodeError, Topics, DEFAULT_NODE_NAME};
 use super::diagnostics::Diagnostics;
 use super::msg::{
-    DiagnosticArray, Duration, Float64MultiArray, JointState, JointTrajectory,
-    JointTrajectoryPoint, MultiArrayDimension, Odometry, RosMessage, RosService, SetBool,
-    SetBoolRequest, SetBoolResponse, Time, Trigger, TriggerRequest, TriggerResponse,
+    DiagnosticArray, Float64MultiArray, JointState, JointTrajectory, MultiArrayDimension, Odometry,
+    RosMessage, SetBool, SetBoolRequest, SetBoolResponse, Time, Trigger, TriggerRequest,
+    TriggerResponse,
 };
-use super::names::{self, NameError, Remap};
-use super::params::{NodeParams, ParamsError};
+use super::names::NameError;
 use super::provider::{Plan, PlanProvider};
 use super::validate::{StateFault, StateValidator};
-
-/// Default node name.
-pub const DEFAULT_NODE_NAME: &str = "fesdj_mpc";
-
-/// Failures of node setup or of the loop.
-#[derive(Debug, Error)]
-pub enum NodeError {
-    /// Bad `--ros-args` or `ROS_DOMAIN_ID`.
-    #[error(transparent)]
-    Args(#[from] ArgsError),
-    /// Bad parameter.
-    #[error(transparent)]
-    Params(#[from] ParamsError),
-    /// A topic or service name (after remapping) breaks the ROS naming rules.
-    #[error("name '{name}': {source}")]
-    Name {
-        /// The name.
-        name: String,
-        /// The rule broken.
-        source: NameError,
-    },
-    /// ros2-client/RustDDS could not create an entity.
-    #[error("DDS: cannot create {what}: {reason}")]
-    Dds {
-        /// What was being created.
-        what: String,
-        /// The library's message.
-        reason: String,
-    },
-    /// The event loop (mio) failed.
-    #[error("event loop: {0}")]
-    Io(#[from] std::io::Error),
-}
-
-fn dds(what: impl Into<String>) -> impl FnOnce(String) -> NodeError {
-    let what = what.into();
-    move |reason| NodeError::Dds { what, reason }
-}
-
-/// Everything the runtime needs: identity, domain, parameters, remaps.
-#[derive(Debug, Clone, PartialEq)]
-pub struct NodeConfig {
-    /// Node base name (`fesdj_mpc` unless `-r __node:=`).
-    pub node_name: String,
-    /// Node namespace (`/` unless `-r __ns:=`).
-    pub namespace: String,
-    /// DDS domain (`ROS_DOMAIN_ID`).
-    pub domain_id: u16,
-    /// Effective parameters.
-    pub params: NodeParams,
-    /// Topic/service remaps.
-    pub remaps: Vec<Remap>,
-}
-
-impl NodeConfig {
-    /// From parsed `--ros-args` and a domain id; also returns warnings about ignored file
-    /// parameters.
-    pub fn from_args(
-        args: &RosArgs,
-        domain_id: u16,
-    ) -> Result<(NodeConfig, Vec<String>), NodeError> {
-        let node_name = args.node_name_or(DEFAULT_NODE_NAME).to_string();
-        let namespace = args.namespace_or_root().to_string();
-        let fqn = names::node_fqn(&namespace, &node_name);
-        let overrides = args.parameter_overrides(&fqn)?;
-        let (params, warnings) = NodeParams::from_overrides(&overrides)?;
-        Ok((
-            NodeConfig {
-                node_name,
-                namespace,
-                domain_id,
-                params,
-                remaps: args.remaps.clone(),
-            },
-            warnings,
-        ))
-    }
-
-    /// Default identity and domain with the given parameters.
-    pub fn with_params(params: NodeParams) -> NodeConfig {
-        NodeConfig {
-            node_name: DEFAULT_NODE_NAME.into(),
-            namespace: "/".into(),
-            domain_id: 0,
-            params,
-            remaps: Vec::new(),
-        }
-    }
-
-    /// `/namespace/node_name`.
-    pub fn fully_qualified_name(&self) -> String {
-        names::node_fqn(&self.namespace, &self.node_name)
-    }
-
-    fn resolve(&self, name: &str) -> Result<String, NodeError> {
-        let err = |source| NodeError::Name {
-            name: name.into(),
-            source,
-        };
-        let full = names::resolve_name(name, &self.namespace, &self.node_name).map_err(err)?;
-        names::apply_remaps(&self.remaps, &full, &self.namespace, &self.node_name).map_err(err)
-    }
-
-    /// The fully qualified names of the node's topics and services after remapping.
-    pub fn topics(&self) -> Result<Topics, NodeError> {
-        Ok(Topics {
-            joint_states: self.resolve("joint_states")?,
-            odom: if self.params.floating_base {
-                Some(self.resolve("odom")?)
-            } else {
-                None
-            },
-            planned_trajectory: self.resolve("~/planned_trajectory")?,
-            effort_command: self.resolve("~/effort_command")?,
-            diagnostics: self.resolve("/diagnostics")?,
-            plan: self.resolve("~/plan")?,
-            reset: self.resolve("~/reset")?,
-            enable: self.resolve("~/enable")?,
-        })
-    }
-}
-
-/// Fully qualified topic and service names of a node.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Topics {
-    /// Joint state input.
-    pub joint_states: String,
-    /// Base odometry input (floating base only).
-    pub odom: Option<String>,
-    /// Planned trajectory output.
-    pub planned_trajectory: String,
-    /// Effort command output.
-    pub effort_command: String,
-    /// Diagnostics output.
-    pub diagnostics: String,
-    /// Plan-once service.
-    pub plan: String,
-    /// Reset service.
-    pub reset: String,
-    /// Enable service.
-    pub enable: String,
-}
-
-fn ros_name(fqn: &str) -> Result<Name, NodeError> {
-    let (ns, base) = names::split_fqn(fqn);
-    Name::new(ns, base).map_err(|e| NodeError::Name {
-        name: fqn.into(),
-        source: NameError::BadToken {
-            name: format!("{fqn} ({e:?})"),
-            reason: "rejected by ros2-client",
-        },
-    })
-}
-
-fn input_qos() -> QosProfile {
-    QosProfile::subscription_default().history(History::KeepLast { depth: 10 })
-}
-
-fn output_qos() -> QosProfile {
-    QosProfile::publisher_default()
-        .reliability_reliable(WhenFull::Fail)
-        .durability(Durability::Volatile)
-        .history(History::KeepLast { depth: 10 })
-}
-
-fn service_qos() -> QosProfile {
-    QosProfile::publisher_default()
-        .reliability_reliable(WhenFull::Wait(StdDuration::from_millis(20)))
-        .durability(Durability::Volatile)
-        .history(History::KeepLast { depth: 10 })
-}
+pub use super::wire::fill_trajectory;
+use super::wire::{input_qos, publish, publisher, refill, ros_name, server};
 
 const JOINT_STATES: Token = Token(0);
 const ODOM: Token = Token(1);
@@ -748,58 +576,4 @@ fn log_to(node: &Node, config: &NodeConfig, level: LogLevel, text: &str) {
         "NodeRuntime",
         line!(),
     );
-}
-
-fn publisher<M: RosMessage + Serialize>(
-    node: &mut Node,
-    fqn: &str,
-) -> Result<Publisher<Arc<M>>, NodeError> {
-    let topic = node
-        .create_topic(&ros_name(fqn)?, M::type_name(), &output_qos())
-        .map_err(|e| dds(fqn)(e.to_string()))?;
-    node.create_publisher::<Arc<M>>(&topic, None)
-        .map_err(|e| dds(fqn)(e.to_string()))
-}
-
-fn server<S: RosService>(
-    node: &mut Node,
-    mapping: ros2_client::ServiceMapping,
-    fqn: &str,
-) -> Result<Server<S::Request, S::Response>, NodeError> {
-    node.create_server::<S::Request, S::Response>(
-        mapping,
-        &ros_name(fqn)?,
-        &S::type_name(),
-        service_qos(),
-        service_qos(),
-    )
-    .map_err(|e| dds(fqn)(e.to_string()))
-}
-
-fn publish<M: Serialize>(publisher: &Publisher<Arc<M>>, msg: &Arc<M>, diag: &mut Diagnostics) {
-    if publisher.publish(Arc::clone(msg)).is_err() {
-        diag.publish_failures += 1;
-    }
-}
-
-fn refill(dst: &mut Vec<f64>, src: &[f64]) {
-    dst.clear();
-    dst.extend_from_slice(src);
-}
-
-/// Writes `plan` into `msg` (positions, velocities, efforts and `time_from_start` of every
-/// grid point), reusing the points' vectors. `stamp` is the state stamp the plan starts from.
-pub fn fill_trajectory(msg: &mut JointTrajectory, plan: &Plan, n_joints: usize, stamp: Time) {
-    msg.header.stamp = stamp;
-    let k = plan.len();
-    msg.points.truncate(k);
-    msg.points.resize_with(k, JointTrajectoryPoint::default);
-    for (i, point) in msg.points.iter_mut().enumerate() {
-        let row = i * n_joints..(i + 1) * n_joints;
-        refill(&mut point.positions, &plan.q[row.clone()]);
-        refill(&mut point.velocities, &plan.v[row.clone()]);
-        refill(&mut point.effort, &plan.u[row]);
-        point.accelerations.clear();
-        point.time_from_start = Duration::from_secs_f64(plan.times[i]);
-    }
 }
