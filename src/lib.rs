@@ -4,12 +4,13 @@
 //! Layers (bottom-up): [`ad`] symbolic differentiation with exact sparsity; [`model`] robot
 //! models from URDF with generic-scalar kinematics, dynamics and contacts; [`fesdj`] the FESD-J
 //! transcription of complementarity Lagrangian systems into MPCCs; [`solver`] the interior-point
-//! NLP solver and the MPCC homotopy; [`cli`] the subcommands of
-//! the `fesdj` binary.
+//! NLP solver and the MPCC homotopy; [`ros`] the ROS 2 communication layer (messages,
+//! `--ros-args`, parameters, node runtime); [`cli`] the subcommands of the `fesdj` binary.
 #![warn(missing_docs)]
 
 pub mod ad;
 pub mod cli;
 pub mod fesdj;
 pub mod model;
+pub mod ros;
 pub mod solver;
