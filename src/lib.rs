@@ -12,4 +12,5 @@ pub mod ad;
 pub mod cli;
 pub mod fesdj;
 pub mod model;
+pub mod mpc;
 pub mod solver;
