@@ -4,7 +4,7 @@
 //! Layers (bottom-up): [`ad`] symbolic differentiation with exact sparsity; [`model`] robot
 //! models from URDF with generic-scalar kinematics, dynamics and contacts; [`fesdj`] the FESD-J
 //! transcription of complementarity Lagrangian systems into MPCCs; [`solver`] the interior-point
-//! NLP solver and the MPCC homotopy; [`ros`] the ROS 2 communication layer (messages,
+//! NLP solver and the MPCC homotopy; [`mpc`] the receding-horizon controller; [`ros`] the ROS 2 communication layer (messages,
 //! `--ros-args`, parameters, node runtime); [`cli`] the subcommands of the `fesdj` binary.
 #![warn(missing_docs)]
 
@@ -12,5 +12,6 @@ pub mod ad;
 pub mod cli;
 pub mod fesdj;
 pub mod model;
+pub mod mpc;
 pub mod ros;
 pub mod solver;
