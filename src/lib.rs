@@ -5,8 +5,9 @@
 //! models from URDF with generic-scalar kinematics, dynamics and contacts; [`fesdj`] the FESD-J
 //! transcription of complementarity Lagrangian systems into MPCCs; [`solver`] the interior-point
 //! NLP solver and the MPCC homotopy; [`config`] problem files (YAML) → models, OCPs and
-//! simulations; [`cli`] the subcommands of
-//! the `fesdj` binary.
+//! simulations; [`mpc`] the receding-horizon controller; [`ros`] the ROS 2 communication layer
+//! (messages, `--ros-args`, parameters, node runtime); [`cli`] the subcommands of the `fesdj`
+//! binary.
 #![warn(missing_docs)]
 
 pub mod ad;
@@ -14,4 +15,6 @@ pub mod cli;
 pub mod config;
 pub mod fesdj;
 pub mod model;
+pub mod mpc;
+pub mod ros;
 pub mod solver;

@@ -12,10 +12,10 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
 use thiserror::Error;
 
-use super::check::{check, CheckArgs};
+use super::check::CheckArgs;
 use super::plot::{plot_svg, PlotData, PlotError, PlotLabels};
 use crate::config::{ConfigError, Problem};
-use crate::fesdj::FesdjError;
+use crate::fesdj::{FesdjError, SolveOptions};
 
 /// Arguments shared by `fesdj simulate` and `fesdj solve`.
 #[derive(clap::Args, Debug, Clone)]
@@ -62,9 +62,18 @@ pub enum RunError {
         /// Why.
         why: String,
     },
-    /// The solve/simulate layer is not available in this build.
-    #[error("{0}")]
-    Unavailable(String),
+    /// The trajectory could not be serialised.
+    #[error("cannot serialise the trajectory: {0}")]
+    Json(#[from] serde_json::Error),
+}
+
+/// The solve options of a problem file: the `solver` section (MpccSettings) with the default
+/// impact and state thresholds of the trajectory.
+pub fn solve_options(problem: &Problem) -> SolveOptions {
+    SolveOptions {
+        solver: problem.config.solver.clone(),
+        ..SolveOptions::default()
+    }
 }
 
 /// Labels of the plot from the problem's names.
@@ -125,15 +134,6 @@ pub fn dry_run(args: &RunArgs) -> i32 {
         set: args.set.clone(),
         json: false,
     })
-}
-
-/// Check that the problem builds (for the commands whose backend is missing).
-pub fn validate(args: &RunArgs) -> Result<Value, RunError> {
-    Ok(check(&CheckArgs {
-        config: args.config.clone(),
-        set: args.set.clone(),
-        json: true,
-    })?)
 }
 
 /// One summary line on stderr.

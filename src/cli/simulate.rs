@@ -3,8 +3,9 @@
 //! `simulation.T_sim / N_sim` with the controls `simulation.u`, each from the previous end
 //! state. Exit codes as in [`run`](super::run): 0 every step solved, 1 some step failed, 2 error.
 
-use super::run::{dry_run, validate, RunArgs, RunError};
+use super::run::{dry_run, labels, solve_options, spinner, write_outputs, RunArgs, RunError};
 use crate::config::Problem;
+use crate::fesdj::{simulate as fesdj_simulate, Controls, SimulationOptions};
 
 /// Arguments of `fesdj simulate`.
 #[derive(clap::Args, Debug, Clone)]
@@ -14,20 +15,39 @@ pub struct SimulateArgs {
     pub run: RunArgs,
 }
 
-/// Load the problem and build the simulation step (library entry point). Returns the trajectory
-/// document written to `--output`.
+/// Load the problem, simulate it and write the outputs (library entry point). Returns the
+/// trajectory document (the `--output` contents).
 pub fn simulate(args: &SimulateArgs) -> Result<serde_json::Value, RunError> {
     let problem = Problem::load(&args.run.config, &args.run.set)?;
+    for w in &problem.warnings {
+        eprintln!("warning: {w}");
+    }
     let setup = problem.simulation()?;
-    validate(&args.run)?;
-    Err(RunError::Unavailable(format!(
-        "the simulation of {} ({} steps of {} s) builds, but the FESD-J simulate API \
-         (src/fesdj/simulate.rs, branch fesdj-sim) is not on main yet; \
-         `fesdj check` / `--dry-run` print the transcription sizes",
-        args.run.config.display(),
-        setup.n_steps,
-        setup.options.t_final
-    )))
+    let options = SimulationOptions {
+        t_sim: setup.options.t_final * setup.n_steps as f64,
+        n_sim: setup.n_steps,
+        fesdj: setup.options.clone(),
+        solve: solve_options(&problem),
+        warm_start: true,
+        retry: true,
+    };
+    let pb = spinner(
+        &args.run,
+        &format!(
+            "simulating {} steps of {} s",
+            setup.n_steps, setup.options.t_final
+        ),
+    );
+    let result = fesdj_simulate(
+        problem.cls_model()?,
+        &problem.x0(),
+        &Controls::PerStep(setup.controls.clone()),
+        &options,
+    );
+    pb.finish_and_clear();
+    let doc = serde_json::to_value(result?)?;
+    write_outputs(&doc, &labels(&problem, "simulate"), &args.run)?;
+    Ok(doc)
 }
 
 /// Run the command; returns the process exit code.

@@ -2,8 +2,9 @@
 //! optimal control problem of `horizon` + `ocp` (spec §4) transcribed with FESD-J and solved by
 //! the MPCC homotopy with the `solver` settings. Exit codes as in [`run`](super::run).
 
-use super::run::{dry_run, validate, RunArgs, RunError};
+use super::run::{dry_run, labels, solve_options, spinner, write_outputs, RunArgs, RunError};
 use crate::config::Problem;
+use crate::fesdj::{FesdjProblem, Start};
 
 /// Arguments of `fesdj solve`.
 #[derive(clap::Args, Debug, Clone)]
@@ -13,20 +14,31 @@ pub struct SolveArgs {
     pub run: RunArgs,
 }
 
-/// Load the problem and build the OCP (library entry point). Returns the trajectory document
-/// written to `--output`.
+/// Load the problem, solve its OCP and write the outputs (library entry point). Returns the
+/// trajectory document (the `--output` contents).
 pub fn solve(args: &SolveArgs) -> Result<serde_json::Value, RunError> {
     let problem = Problem::load(&args.run.config, &args.run.set)?;
+    for w in &problem.warnings {
+        eprintln!("warning: {w}");
+    }
     let setup = problem.ocp()?;
-    validate(&args.run)?;
-    Err(RunError::Unavailable(format!(
-        "the OCP of {} (T = {}, N = {}) builds, but the FESD-J solve API \
-         (src/fesdj/problem.rs, branch fesdj-sim) is not on main yet; \
-         `fesdj check` / `--dry-run` print the transcription sizes",
-        args.run.config.display(),
-        setup.options.t_final,
-        setup.options.n_intervals
-    )))
+    let mut fp = FesdjProblem::new(&setup.ocp, &setup.options, solve_options(&problem))?;
+    let mut p = fp.parameters().to_vec();
+    setup.write_references(fp.layout(), &mut p);
+    fp.set_parameters(&p)?;
+    let pb = spinner(
+        &args.run,
+        &format!(
+            "solving the OCP (n_w = {}, N = {}, homotopy)",
+            fp.n_w(),
+            setup.options.n_intervals
+        ),
+    );
+    let result = fp.solve(Start::Guess);
+    pb.finish_and_clear();
+    let doc = serde_json::to_value(result?)?;
+    write_outputs(&doc, &labels(&problem, "solve"), &args.run)?;
+    Ok(doc)
 }
 
 /// Run the command; returns the process exit code.

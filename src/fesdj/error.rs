@@ -48,6 +48,10 @@ pub enum FesdjError {
     /// An error of the symbolic layer.
     #[error(transparent)]
     Ad(#[from] AdError),
+    /// An error building or running the NLP/MPCC solver (not the outcome of a solve, which is a
+    /// [`Status`](crate::solver::Status) in the trajectory).
+    #[error(transparent)]
+    Solver(#[from] crate::solver::SolverError),
 }
 
 /// Shorthand for an [`FesdjError::InvalidOption`].

@@ -11,6 +11,11 @@
 //! * [`ocp`]: the optimal control problem ([`Ocp`]: costs, bounds, constraints, §4).
 //! * [`expr`]: small arithmetic expressions parsed into [`Sx`](crate::ad::Sx) (model files).
 //! * [`transcribe`]: the FESD-J MPCC ([`Mpcc`], §3–§4.2) with its [`Layout`].
+//! * [`problem`]: [`FesdjProblem`], the transcribed and compiled problem with its homotopy
+//!   solver, re-solvable with a new initial state, parameters and warm starts (§4.2, §4.8).
+//! * [`simulate`]: FESD-J as an integrator ([`Simulator`], [`simulate()`], §4.6).
+//! * [`trajectory`]: the [`Trajectory`] of a solve or simulation (grid, states, controls,
+//!   forces, impacts, switches; the `OUT.json` contract).
 
 mod alloc;
 pub mod cls;
@@ -18,6 +23,7 @@ mod cross_comp;
 pub mod error;
 pub mod expr;
 mod expr_parse;
+mod extract;
 mod friction;
 mod impulse;
 pub mod layout;
@@ -26,8 +32,12 @@ pub mod mpcc;
 pub mod ocp;
 mod ocp_terms;
 pub mod options;
+mod owned;
+pub mod problem;
+pub mod simulate;
 mod step_eq;
 pub mod tableau;
+pub mod trajectory;
 mod transcription;
 
 pub use cls::{ClosureFunctions, ClsFunctions, ClsModel, Contact};
@@ -39,5 +49,11 @@ pub use options::{
     ConicFormulation, ConicSwitchHandling, CrossCompMode, FesdjOptions, FrictionModel,
     InitialGuess, RkRepresentation, StepEquilibration,
 };
+pub use problem::{FesdjProblem, SolveOptions, Start};
+pub use simulate::{simulate, Controls, SimulationOptions, Simulator, StepResult};
 pub use tableau::{ButcherTableau, IntegralForm, RkScheme};
+pub use trajectory::{
+    FinalState, Impact, SolveStats, StageForces, Switch, SwitchKind, Trajectory,
+    DEFAULT_IMPACT_THRESHOLD, DEFAULT_STATE_THRESHOLD,
+};
 pub use transcription::transcribe;

@@ -194,6 +194,26 @@ impl<'a> MpccSolver<'a> {
         })
     }
 
+    /// The homotopy settings used by the next [`MpccSolver::solve`].
+    pub fn settings(&self) -> &MpccSettings {
+        &self.settings
+    }
+
+    /// Replace the homotopy settings for the next solves without rebuilding the structure
+    /// (e.g. a smaller σ₀ and a wall-clock limit for a warm-started MPC solve, formulation
+    /// §4.8). The relaxation cannot change: it determines the relaxed NLP's rows.
+    pub fn set_settings(&mut self, settings: MpccSettings) -> Result<(), SolverError> {
+        settings.validate()?;
+        if settings.relaxation != self.settings.relaxation {
+            return Err(SolverError::InvalidSetting {
+                name: "relaxation",
+                why: "cannot change after the solver is built".into(),
+            });
+        }
+        self.settings = settings;
+        Ok(())
+    }
+
     /// The relaxed NLP (e.g. to hand the identical problem to another solver).
     pub fn relaxed(&mut self) -> &mut RelaxedNlp<'a> {
         &mut self.relaxed

@@ -1,0 +1,496 @@
+//! A FESD-J problem built once and solved many times (§4.2, §4.6, §4.8): transcription,
+//! compiled derivatives, the MPCC homotopy solver and its work space, with the quantities
+//! that change between solves — initial state, fixed controls, parameters (references), start
+//! point, σ₀ and wall-clock limit — changeable without rebuilding.
+
+use serde::{Deserialize, Serialize};
+
+use crate::solver::ad_nlp::{AdComplementarity, AdNlp, NlpBounds};
+use crate::solver::{MpccResult, MpccSettings};
+
+use super::error::FesdjError;
+use super::extract::Extractor;
+use super::layout::{FrictionIndex, Layout};
+use super::mpcc::PairInfo;
+use super::ocp::Ocp;
+use super::options::FesdjOptions;
+use super::owned::{FesdjNlp, OwnedSolver};
+use super::trajectory::{
+    SolveStats, Trajectory, TrajectoryBuilder, DEFAULT_IMPACT_THRESHOLD, DEFAULT_STATE_THRESHOLD,
+};
+use super::transcription::transcribe;
+
+/// Settings of a FESD-J solve: the MPCC homotopy (§5) and the thresholds used to read the
+/// trajectory.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SolveOptions {
+    /// MPCC homotopy and interior-point settings (defaults: Scholtes, σ₀ = 1, κ = 0.1,
+    /// `max_i min(G_i, H_i) ≤ 1e-9`, as §5.4 and Appendix A).
+    pub solver: MpccSettings,
+    /// Normal impulses above this are reported as impacts
+    /// ([`DEFAULT_IMPACT_THRESHOLD`]).
+    pub impact_threshold: f64,
+    /// Contact-closed and slip thresholds ([`DEFAULT_STATE_THRESHOLD`]).
+    pub state_threshold: f64,
+}
+
+impl Default for SolveOptions {
+    fn default() -> Self {
+        SolveOptions {
+            solver: MpccSettings::default(),
+            impact_threshold: DEFAULT_IMPACT_THRESHOLD,
+            state_threshold: DEFAULT_STATE_THRESHOLD,
+        }
+    }
+}
+
+/// Where a solve starts.
+#[derive(Clone, Copy, Debug)]
+pub enum Start<'a> {
+    /// The initial guess of §5.9 (states `x_0`, algebraic variables per
+    /// [`InitialGuess`](super::InitialGuess)), possibly edited through
+    /// [`FesdjProblem::guess_mut`].
+    Guess,
+    /// The last solution, in place (falls back to `Guess` before the first solve).
+    Previous,
+    /// The last solution shifted by one control interval, the last interval duplicated (§4.8;
+    /// falls back to `Guess` before the first solve).
+    Shifted,
+    /// A given primal point (length `n_w`).
+    Primal(&'a [f64]),
+}
+
+/// A transcribed, compiled FESD-J problem with its solver.
+pub struct FesdjProblem {
+    solver: OwnedSolver,
+    layout: Layout,
+    comp_info: Vec<PairInfo>,
+    options: FesdjOptions,
+    impact_threshold: f64,
+    p: Vec<f64>,
+    guess: Vec<f64>,
+    /// Default bounds (as transcribed) to restore released controls.
+    lbw0: Vec<f64>,
+    ubw0: Vec<f64>,
+    solution: Vec<f64>,
+    has_solution: bool,
+    start: Vec<f64>,
+    interval_vars: Vec<Vec<usize>>,
+    extractor: Extractor,
+    last: Option<SolveStats>,
+}
+
+impl std::fmt::Debug for FesdjProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FesdjProblem")
+            .field("n_w", &self.layout.n_w)
+            .field("n_pairs", &self.comp_info.len())
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Every variable index of control interval `k`, in allocation order.
+fn interval_variables(l: &Layout, k: usize) -> Vec<usize> {
+    fn fr(f: &FrictionIndex, out: &mut Vec<usize>) {
+        match f {
+            FrictionIndex::None => {}
+            FrictionIndex::Polyhedral {
+                lambda_d,
+                gamma_d,
+                beta_d,
+                delta_d,
+            } => {
+                out.extend(lambda_d);
+                out.extend([*gamma_d, *beta_d]);
+                out.extend(delta_d);
+            }
+            FrictionIndex::Conic {
+                lambda_t,
+                gamma,
+                beta,
+                p_vt,
+                n_vt,
+                alpha_vt,
+            } => {
+                out.extend(lambda_t);
+                out.extend([*gamma, *beta]);
+                for v in [p_vt, n_vt, alpha_vt] {
+                    out.extend(v);
+                }
+            }
+        }
+    }
+    let iv = &l.intervals[k];
+    let mut out = iv.u.clone();
+    for e in &iv.elements {
+        out.extend(e.h);
+        if let Some(imp) = &e.impulse {
+            for v in [&imp.lambda_n, &imp.y_gap, &imp.p_vn, &imp.n_vn] {
+                out.extend(v);
+            }
+            for f in &imp.friction {
+                fr(f, &mut out);
+            }
+        }
+        out.extend(&e.q0);
+        out.extend(&e.v0);
+        for s in &e.stages {
+            for v in [&s.q, &s.v, &s.z_v, &s.lambda_n, &s.y_gap] {
+                out.extend(v);
+            }
+            for f in &s.friction {
+                fr(f, &mut out);
+            }
+        }
+        if let Some(r) = &e.right {
+            for v in [&r.q, &r.v, &r.y_gap] {
+                out.extend(v);
+            }
+            for v in r.p_vt.iter().chain(&r.n_vt) {
+                out.extend(v);
+            }
+        }
+    }
+    out
+}
+
+impl FesdjProblem {
+    /// Transcribe `ocp` with `options` (§3–§4.2), compile `f, g, G, H` and their derivatives
+    /// through the solver's ad adapter, and build the homotopy solver (§5) once.
+    pub fn new(
+        ocp: &Ocp,
+        options: &FesdjOptions,
+        solve: SolveOptions,
+    ) -> Result<FesdjProblem, FesdjError> {
+        for (name, x) in [
+            ("impact_threshold", solve.impact_threshold),
+            ("state_threshold", solve.state_threshold),
+        ] {
+            if !(x.is_finite() && x >= 0.0) {
+                return Err(FesdjError::InvalidOption {
+                    field: name.into(),
+                    why: format!("must be finite and ≥ 0, got {x}"),
+                });
+            }
+        }
+        let mpcc = transcribe(ocp, options)?;
+        let fns = mpcc.compile()?;
+        let nlp = AdNlp::new(
+            fns.f,
+            fns.g,
+            NlpBounds {
+                x_l: mpcc.lbw.clone(),
+                x_u: mpcc.ubw.clone(),
+                g_l: mpcc.lbg.clone(),
+                g_u: mpcc.ubg.clone(),
+                x0: mpcc.w0.clone(),
+            },
+        )?;
+        let comp = AdComplementarity::new(&fns.comp_g, &fns.comp_h)?;
+        let nlp = FesdjNlp::new(nlp, mpcc.lbw.clone(), mpcc.ubw.clone(), mpcc.w0.clone());
+        let solver = OwnedSolver::new(nlp, comp, solve.solver)?;
+        let extractor = Extractor::new(
+            &ocp.model,
+            &mpcc.layout,
+            solve.impact_threshold,
+            solve.state_threshold,
+        )?;
+        let n_w = mpcc.n_w();
+        let interval_vars = (0..mpcc.layout.n_intervals())
+            .map(|k| interval_variables(&mpcc.layout, k))
+            .collect();
+        Ok(FesdjProblem {
+            solver,
+            interval_vars,
+            extractor,
+            comp_info: mpcc.comp_info,
+            options: options.clone(),
+            impact_threshold: solve.impact_threshold,
+            p: mpcc.p0,
+            guess: mpcc.w0,
+            lbw0: mpcc.lbw,
+            ubw0: mpcc.ubw,
+            solution: vec![0.0; n_w],
+            has_solution: false,
+            start: vec![0.0; n_w],
+            layout: mpcc.layout,
+            last: None,
+        })
+    }
+
+    /// The variable layout (index queries for every quantity).
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+    /// Origin of every complementarity pair.
+    pub fn pair_info(&self) -> &[PairInfo] {
+        &self.comp_info
+    }
+    /// The transcription options.
+    pub fn options(&self) -> &FesdjOptions {
+        &self.options
+    }
+    /// The impulse threshold of [`Trajectory::impacts`].
+    pub fn impact_threshold(&self) -> f64 {
+        self.impact_threshold
+    }
+    /// Number of variables.
+    pub fn n_w(&self) -> usize {
+        self.layout.n_w
+    }
+
+    /// Set the initial state `x_0 = (q_0, v_0)`: the bounds of the initial-state variables
+    /// (§4.2, §4.8) and their start values.
+    pub fn set_initial_state(&mut self, x0: &[f64]) -> Result<(), FesdjError> {
+        let n_q = self.layout.n_q;
+        check_len("x0", 2 * n_q, x0.len())?;
+        if let Some(i) = x0.iter().position(|x| !x.is_finite()) {
+            return Err(FesdjError::Problem {
+                field: format!("x0[{i}]"),
+                why: "must be finite".into(),
+            });
+        }
+        let nlp = self.solver.nlp();
+        for (&i, &x) in self.layout.x0_q.iter().chain(&self.layout.x0_v).zip(x0) {
+            nlp.fix(i, x);
+            self.guess[i] = x;
+        }
+        Ok(())
+    }
+
+    /// Fix the control of interval `k` to `u` (simulation with given inputs, §4.6).
+    pub fn fix_control(&mut self, k: usize, u: &[f64]) -> Result<(), FesdjError> {
+        self.check_interval(k)?;
+        check_len("u", self.layout.u(k).len(), u.len())?;
+        let nlp = self.solver.nlp();
+        for (&i, &x) in self.layout.intervals[k].u.iter().zip(u) {
+            if !x.is_finite() {
+                return Err(FesdjError::Problem {
+                    field: format!("u[{k}]"),
+                    why: "must be finite".into(),
+                });
+            }
+            nlp.fix(i, x);
+            self.guess[i] = x;
+        }
+        Ok(())
+    }
+
+    /// Give the control of interval `k` its transcribed bounds again.
+    pub fn release_control(&mut self, k: usize) -> Result<(), FesdjError> {
+        self.check_interval(k)?;
+        let nlp = self.solver.nlp();
+        for &i in &self.layout.intervals[k].u {
+            nlp.set_bounds(i, self.lbw0[i], self.ubw0[i]);
+        }
+        Ok(())
+    }
+
+    fn check_interval(&self, k: usize) -> Result<(), FesdjError> {
+        if k < self.layout.n_intervals() {
+            Ok(())
+        } else {
+            Err(FesdjError::Problem {
+                field: "interval".into(),
+                why: format!("{k} out of range 0..{}", self.layout.n_intervals()),
+            })
+        }
+    }
+
+    /// The parameter vector `p` (LSQ references, indices in `layout().params`).
+    pub fn parameters(&self) -> &[f64] {
+        &self.p
+    }
+    /// Replace the parameters `p` (references, §4.3) for the next solves.
+    pub fn set_parameters(&mut self, p: &[f64]) -> Result<(), FesdjError> {
+        check_len("p", self.p.len(), p.len())?;
+        self.p.copy_from_slice(p);
+        Ok(())
+    }
+    /// Mutable parameters (e.g. to set one interval's reference through the layout).
+    pub fn parameters_mut(&mut self) -> &mut [f64] {
+        &mut self.p
+    }
+
+    /// The initial guess used by [`Start::Guess`] (§5.9).
+    pub fn guess(&self) -> &[f64] {
+        &self.guess
+    }
+    /// Edit the initial guess, e.g. `λ_n = m g` at loaded contacts (§7 item 19).
+    pub fn guess_mut(&mut self) -> &mut [f64] {
+        &mut self.guess
+    }
+    /// The retry guess of §4.6: the initial guess with `Λ_n = 7`, `Y = 0`, `Υ± = 0`,
+    /// `λ_n = 0`, `y = 0` ("modified initial guess with `Λ_n > 0`" of [P] §5.1).
+    pub fn retry_guess(&self, out: &mut [f64]) {
+        out.copy_from_slice(&self.guess);
+        for iv in &self.layout.intervals {
+            for e in &iv.elements {
+                if let Some(imp) = &e.impulse {
+                    for &i in &imp.lambda_n {
+                        out[i] = 7.0;
+                    }
+                    for &i in imp.y_gap.iter().chain(&imp.p_vn).chain(&imp.n_vn) {
+                        out[i] = 0.0;
+                    }
+                }
+                for s in &e.stages {
+                    for &i in s.lambda_n.iter().chain(&s.y_gap) {
+                        out[i] = 0.0;
+                    }
+                }
+                if let Some(r) = &e.right {
+                    for &i in &r.y_gap {
+                        out[i] = 0.0;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The last primal solution (`None` before the first solve).
+    pub fn solution(&self) -> Option<&[f64]> {
+        self.has_solution.then_some(self.solution.as_slice())
+    }
+    /// Statistics of the last solve.
+    pub fn last_stats(&self) -> Option<&SolveStats> {
+        self.last.as_ref()
+    }
+
+    /// The homotopy settings of the next solve.
+    pub fn solver_settings(&self) -> &MpccSettings {
+        self.solver.settings()
+    }
+    /// Replace the homotopy settings (the relaxation cannot change).
+    pub fn set_solver_settings(&mut self, s: MpccSettings) -> Result<(), FesdjError> {
+        Ok(self.solver.set_settings(s)?)
+    }
+    /// Start the homotopy at `σ₀` (MPC: `fast_sigma_0` after a warm start, §4.8).
+    pub fn set_sigma0(&mut self, sigma0: f64) -> Result<(), FesdjError> {
+        let mut s = self.solver.settings().clone();
+        s.sigma0 = sigma0;
+        self.set_solver_settings(s)
+    }
+    /// Wall-clock limit of the whole homotopy, seconds (`f64::INFINITY` for none).
+    pub fn set_max_wall_time(&mut self, seconds: f64) -> Result<(), FesdjError> {
+        let mut s = self.solver.settings().clone();
+        s.max_wall_time = seconds;
+        self.set_solver_settings(s)
+    }
+
+    /// Write the last solution shifted by one control interval into `out` (§4.8): every
+    /// variable of interval `k` takes the value of interval `k + 1`, the last interval keeps
+    /// its own. Without a solution, `out` gets the initial guess.
+    pub fn shifted_solution(&self, out: &mut [f64]) {
+        if !self.has_solution {
+            out.copy_from_slice(&self.guess);
+            return;
+        }
+        out.copy_from_slice(&self.solution);
+        for k in 0..self.interval_vars.len().saturating_sub(1) {
+            let (a, b) = (&self.interval_vars[k], &self.interval_vars[k + 1]);
+            if a.len() == b.len() {
+                for (&i, &j) in a.iter().zip(b) {
+                    out[i] = self.solution[j];
+                }
+            }
+        }
+    }
+
+    /// Solve from `start` and return the trajectory (§4.2) with the solver's status and
+    /// statistics. A failed homotopy is not an error: see `status` in the result.
+    pub fn solve(&mut self, start: Start<'_>) -> Result<Trajectory, FesdjError> {
+        let stats = self.solve_only(start)?;
+        let mut b = TrajectoryBuilder::new(self.impact_threshold);
+        b.reserve(
+            self.layout.intervals.iter().map(|i| i.elements.len()).sum(),
+            self.layout.n_s,
+        );
+        let end = self.extractor.append(&self.solution, 0.0, &mut b);
+        let fin = self.extractor.final_state(&self.solution);
+        Ok(b.finish(end, fin, &stats))
+    }
+
+    /// Solve without building a trajectory (the solution is in [`FesdjProblem::solution`]).
+    pub fn solve_only(&mut self, start: Start<'_>) -> Result<SolveStats, FesdjError> {
+        let mut x = std::mem::take(&mut self.start);
+        match start {
+            Start::Guess => x.copy_from_slice(&self.guess),
+            Start::Previous if self.has_solution => x.copy_from_slice(&self.solution),
+            Start::Previous => x.copy_from_slice(&self.guess),
+            Start::Shifted => self.shifted_solution(&mut x),
+            Start::Primal(w) => {
+                if w.len() != x.len() {
+                    self.start = x;
+                    return Err(FesdjError::Dimension {
+                        what: "start point".into(),
+                        expected: self.layout.n_w,
+                        got: w.len(),
+                    });
+                }
+                x.copy_from_slice(w);
+            }
+        }
+        // Variables fixed by their bounds (initial state, fixed controls) start at the bound.
+        let nlp = self.solver.nlp();
+        for (i, xi) in x.iter_mut().enumerate() {
+            let (l, u) = nlp.bound(i);
+            if l == u {
+                *xi = l;
+            }
+        }
+        let r = self.solver.solve(&self.p, Some(&x));
+        self.start = x;
+        let r = r?;
+        let stats = self.record(&r);
+        Ok(stats)
+    }
+
+    fn record(&mut self, r: &MpccResult) -> SolveStats {
+        self.solution.copy_from_slice(&r.x);
+        self.has_solution = true;
+        let s = SolveStats {
+            status: r.status,
+            objective: r.objective,
+            comp_residual: r.comp_residual_product,
+            comp_residual_min: r.comp_residual,
+            solve_time_s: r.time_s,
+            nlp_iterations: r.nlp_iterations,
+            homotopy_steps: r.homotopy_steps,
+            failed_steps: 0,
+            retried_steps: 0,
+        };
+        self.last = Some(s);
+        s
+    }
+
+    /// Append the last solution's samples (times shifted by `t0`) to `b`; returns the end time.
+    pub(crate) fn append_solution(&mut self, t0: f64, b: &mut TrajectoryBuilder) -> f64 {
+        self.extractor.append(&self.solution, t0, b)
+    }
+
+    /// The final state of the last solution into `x` (`2 n_q`).
+    pub(crate) fn final_state_into(&self, x: &mut [f64]) {
+        self.extractor.final_state_into(&self.solution, x);
+    }
+
+    /// The final state `x(T)` of the last solution.
+    pub fn final_state(&self) -> Option<super::trajectory::FinalState> {
+        self.has_solution
+            .then(|| self.extractor.final_state(&self.solution))
+    }
+}
+
+fn check_len(what: &str, expected: usize, got: usize) -> Result<(), FesdjError> {
+    if expected == got {
+        Ok(())
+    } else {
+        Err(FesdjError::Dimension {
+            what: what.into(),
+            expected,
+            got,
+        })
+    }
+}

@@ -1,0 +1,242 @@
+//! FESD-J as an integrator (§4.6): one problem with `N = 1` control interval of `N_FE`
+//! elements over `T_step = T_sim / N_sim`, built once and solved `N_sim` times, each time from
+//! the previous end state, warm-started with the previous step's solution, and on failure
+//! retried once with the guess `Λ_n = 7, Y = 0, Υ± = 0, λ_n = 0, y = 0`.
+
+use serde::{Deserialize, Serialize};
+
+use super::cls::ClsModel;
+use super::error::FesdjError;
+use super::ocp::Ocp;
+use super::options::FesdjOptions;
+use super::problem::{FesdjProblem, SolveOptions, Start};
+use super::trajectory::{SolveStats, Trajectory, TrajectoryBuilder};
+
+/// Options of a simulation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SimulationOptions {
+    /// Simulated time `T_sim` (default 1).
+    pub t_sim: f64,
+    /// Number of integration steps `N_sim` (default 10).
+    pub n_sim: usize,
+    /// The FESD-J options of one step. `n_intervals` must be 1 and `t_final` is replaced by
+    /// `T_sim / N_sim`.
+    pub fesdj: FesdjOptions,
+    /// Solver settings and trajectory thresholds.
+    pub solve: SolveOptions,
+    /// Warm start every step with the previous step's solution (nosnoc
+    /// `use_previous_solution_as_initial_guess`, default true).
+    pub warm_start: bool,
+    /// Retry a failed step once with the guess of §4.6 (default true).
+    pub retry: bool,
+}
+
+impl Default for SimulationOptions {
+    fn default() -> Self {
+        SimulationOptions {
+            t_sim: 1.0,
+            n_sim: 10,
+            fesdj: FesdjOptions::default(),
+            solve: SolveOptions::default(),
+            warm_start: true,
+            retry: true,
+        }
+    }
+}
+
+/// Controls applied during a simulation.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Controls {
+    /// The same `u` in every step (empty for a model without inputs).
+    Constant(Vec<f64>),
+    /// One `u` per step (`N_sim` entries).
+    PerStep(Vec<Vec<f64>>),
+}
+
+impl Controls {
+    fn at(&self, step: usize) -> &[f64] {
+        match self {
+            Controls::Constant(u) => u,
+            Controls::PerStep(us) => us.get(step).map_or(&[], |u| u.as_slice()),
+        }
+    }
+}
+
+/// A FESD-J integrator: one-step problem built once, stepped many times.
+#[derive(Debug)]
+pub struct Simulator {
+    problem: FesdjProblem,
+    step_time: f64,
+    warm_start: bool,
+    retry: bool,
+    /// The §4.6 retry guess (computed once, refreshed with the current initial state).
+    retry_guess: Vec<f64>,
+    x: Vec<f64>,
+    have_good: bool,
+}
+
+/// Result of one integration step.
+#[derive(Clone, Copy, Debug)]
+pub struct StepResult {
+    /// Statistics (with `retried_steps`/`failed_steps` set to 0 or 1).
+    pub stats: SolveStats,
+}
+
+impl Simulator {
+    /// Build the one-step problem for `model` with steps of `step_time = T_sim / N_sim`.
+    pub fn new(
+        model: ClsModel,
+        step_time: f64,
+        fesdj: &FesdjOptions,
+        solve: SolveOptions,
+    ) -> Result<Simulator, FesdjError> {
+        if fesdj.n_intervals != 1 {
+            return Err(FesdjError::InvalidOption {
+                field: "n_intervals".into(),
+                why: format!(
+                    "a simulation step has one interval, got {}",
+                    fesdj.n_intervals
+                ),
+            });
+        }
+        if !(step_time.is_finite() && step_time > 0.0) {
+            return Err(FesdjError::InvalidOption {
+                field: "t_sim".into(),
+                why: format!("the step T_sim/N_sim must be finite and > 0, got {step_time}"),
+            });
+        }
+        let n_q = model.n_q();
+        let options = FesdjOptions {
+            t_final: step_time,
+            ..fesdj.clone()
+        };
+        let ocp = Ocp::new(model, vec![0.0; 2 * n_q]);
+        let problem = FesdjProblem::new(&ocp, &options, solve)?;
+        let n_w = problem.n_w();
+        Ok(Simulator {
+            problem,
+            step_time,
+            warm_start: true,
+            retry: true,
+            retry_guess: vec![0.0; n_w],
+            x: vec![0.0; 2 * n_q],
+            have_good: false,
+        })
+    }
+
+    /// Enable or disable warm starts and the retry of §4.6 (both on by default).
+    pub fn set_strategy(&mut self, warm_start: bool, retry: bool) {
+        self.warm_start = warm_start;
+        self.retry = retry;
+    }
+
+    /// The underlying one-step problem (layout, guess, solver settings).
+    pub fn problem(&mut self) -> &mut FesdjProblem {
+        &mut self.problem
+    }
+
+    /// Step length `T_step`.
+    pub fn step_time(&self) -> f64 {
+        self.step_time
+    }
+
+    /// The state after the last step (`2 n_q`).
+    pub fn state(&self) -> &[f64] {
+        &self.x
+    }
+
+    /// Integrate one step from `x` with control `u`; the end state is then in
+    /// [`Simulator::state`] and the step's solution in the problem.
+    pub fn step(&mut self, x: &[f64], u: &[f64]) -> Result<StepResult, FesdjError> {
+        self.problem.set_initial_state(x)?;
+        self.problem.fix_control(0, u)?;
+        let start = if self.warm_start && self.have_good {
+            Start::Previous
+        } else {
+            Start::Guess
+        };
+        let mut stats = self.problem.solve_only(start)?;
+        if !stats.status.is_success() && self.retry {
+            self.problem.retry_guess(&mut self.retry_guess);
+            let guess = std::mem::take(&mut self.retry_guess);
+            let r = self.problem.solve_only(Start::Primal(&guess));
+            self.retry_guess = guess;
+            let mut s2 = r?;
+            s2.solve_time_s += stats.solve_time_s;
+            s2.nlp_iterations += stats.nlp_iterations;
+            s2.homotopy_steps += stats.homotopy_steps;
+            s2.retried_steps = 1;
+            stats = s2;
+        }
+        if !stats.status.is_success() {
+            stats.failed_steps = 1;
+        }
+        self.have_good = stats.status.is_success();
+        self.problem.final_state_into(&mut self.x);
+        Ok(StepResult { stats })
+    }
+
+    /// Run `n_sim` steps from `x0` with `controls`, collecting the whole trajectory with
+    /// impulses and switch times.
+    pub fn run(
+        &mut self,
+        x0: &[f64],
+        controls: &Controls,
+        n_sim: usize,
+    ) -> Result<Trajectory, FesdjError> {
+        if let Controls::PerStep(us) = controls {
+            if us.len() != n_sim {
+                return Err(FesdjError::Dimension {
+                    what: "controls (one per step)".into(),
+                    expected: n_sim,
+                    got: us.len(),
+                });
+            }
+        }
+        let mut b = TrajectoryBuilder::new(self.problem.impact_threshold());
+        let n_fe = self.problem.layout().n_fe(0);
+        b.reserve(n_sim * n_fe, self.problem.layout().n_s);
+        let mut stats = SolveStats::empty();
+        let mut x = x0.to_vec();
+        let mut t = 0.0;
+        self.have_good = false;
+        for step in 0..n_sim {
+            let r = self.step(&x, controls.at(step))?;
+            stats.accumulate(&r.stats);
+            self.problem.append_solution(t, &mut b);
+            // Steps are exactly T_step long (no accumulated round-off in the start times).
+            t = (step + 1) as f64 * self.step_time;
+            x.copy_from_slice(&self.x);
+        }
+        let n_q = x.len() / 2;
+        let fin = super::trajectory::FinalState {
+            q: x[..n_q].to_vec(),
+            v: x[n_q..].to_vec(),
+        };
+        Ok(b.finish(t, fin, &stats))
+    }
+}
+
+/// Simulate `model` from `x0` over `T_sim` in `N_sim` FESD-J steps (§4.6) with `controls`.
+pub fn simulate(
+    model: ClsModel,
+    x0: &[f64],
+    controls: &Controls,
+    options: &SimulationOptions,
+) -> Result<Trajectory, FesdjError> {
+    if options.n_sim == 0 {
+        return Err(FesdjError::InvalidOption {
+            field: "n_sim".into(),
+            why: "must be at least 1".into(),
+        });
+    }
+    let mut sim = Simulator::new(
+        model,
+        options.t_sim / options.n_sim as f64,
+        &options.fesdj,
+        options.solve.clone(),
+    )?;
+    sim.set_strategy(options.warm_start, options.retry);
+    sim.run(x0, controls, options.n_sim)
+}

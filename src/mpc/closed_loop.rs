@@ -1,0 +1,216 @@
+//! Closed-loop runs against the FESD-J simulator as plant (what `fesdj mpc` does): the plant
+//! may be a different model (mismatch) and the measured state may carry Gaussian noise.
+
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::fesdj::Simulator;
+use crate::solver::Status;
+
+use super::controller::{Controller, Counters};
+use super::error::MpcError;
+use super::plan::PlanSource;
+
+/// Options of a closed-loop run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClosedLoopOptions {
+    /// Number of control ticks (each one plant step).
+    pub steps: usize,
+    /// Deadline of every solve, seconds.
+    pub deadline_s: f64,
+    /// Standard deviation of the measurement noise per state entry (`2 n_q`; empty = none).
+    pub noise_std: Vec<f64>,
+    /// Seed of the noise generator.
+    pub seed: u64,
+}
+
+/// One control tick of the log.
+#[derive(Clone, Debug, Serialize)]
+pub struct TickLog {
+    /// Time of the tick.
+    pub t: f64,
+    /// True plant positions.
+    pub q: Vec<f64>,
+    /// True plant velocities.
+    pub v: Vec<f64>,
+    /// Applied control.
+    pub u: Vec<f64>,
+    /// Which plan was in charge after the solve.
+    pub source: PlanSource,
+    /// Status of the tick's solve.
+    pub status: Status,
+    /// Wall-clock solve time, seconds.
+    pub solve_time_s: f64,
+    /// Homotopy steps of the solve.
+    pub homotopy_steps: usize,
+    /// The plant step failed to converge (its state is then the solver's last iterate).
+    pub plant_failed: bool,
+}
+
+/// Statistics of a run.
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    /// Median solve time, seconds.
+    pub solve_time_p50_s: f64,
+    /// 99th percentile of the solve time, seconds.
+    pub solve_time_p99_s: f64,
+    /// Largest solve time, seconds.
+    pub solve_time_max_s: f64,
+    /// Mean number of homotopy steps.
+    pub homotopy_steps_mean: f64,
+    /// Controller counters (solves, verified, failures, deadline misses, fallbacks).
+    pub counters: Counters,
+    /// Plant steps that did not converge.
+    pub plant_failures: usize,
+}
+
+/// Log of a closed-loop run.
+#[derive(Clone, Debug, Serialize)]
+pub struct ClosedLoopLog {
+    /// Control period (= plant step), seconds.
+    pub dt: f64,
+    /// One entry per tick.
+    pub ticks: Vec<TickLog>,
+    /// Final plant state `(q, v)`.
+    pub final_state: Vec<f64>,
+    /// Statistics.
+    pub summary: Summary,
+}
+
+/// Gaussian noise from a small deterministic generator (xorshift64* + Box–Muller).
+struct Noise {
+    state: u64,
+    spare: Option<f64>,
+}
+
+impl Noise {
+    fn new(seed: u64) -> Noise {
+        Noise {
+            state: seed ^ 0x9E37_79B9_7F4A_7C15 | 1,
+            spare: None,
+        }
+    }
+    fn uniform(&mut self) -> f64 {
+        self.state ^= self.state >> 12;
+        self.state ^= self.state << 25;
+        self.state ^= self.state >> 27;
+        let r = self.state.wrapping_mul(0x2545_F491_4F6C_DD1D);
+        ((r >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+    }
+    fn gaussian(&mut self) -> f64 {
+        if let Some(s) = self.spare.take() {
+            return s;
+        }
+        let (u1, u2) = (self.uniform(), self.uniform());
+        let r = (-2.0 * u1.ln()).sqrt();
+        let th = 2.0 * std::f64::consts::PI * u2;
+        self.spare = Some(r * th.sin());
+        r * th.cos()
+    }
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let idx = ((sorted.len() - 1) as f64 * p).round() as usize;
+    sorted[idx.min(sorted.len() - 1)]
+}
+
+/// Run `ctrl` in closed loop with `plant` from `x0` for `options.steps` ticks of one plant
+/// step each.
+pub fn run_closed_loop(
+    ctrl: &mut Controller,
+    plant: &mut Simulator,
+    x0: &[f64],
+    options: &ClosedLoopOptions,
+) -> Result<ClosedLoopLog, MpcError> {
+    let n_x = x0.len();
+    let n_q = n_x / 2;
+    if !options.noise_std.is_empty() && options.noise_std.len() != n_x {
+        return Err(MpcError::Settings {
+            field: "noise_std".into(),
+            why: format!("needs {n_x} entries, got {}", options.noise_std.len()),
+        });
+    }
+    if !(options.deadline_s.is_finite() && options.deadline_s > 0.0) {
+        return Err(MpcError::Settings {
+            field: "deadline_s".into(),
+            why: format!("must be finite and > 0, got {}", options.deadline_s),
+        });
+    }
+    let deadline = Duration::from_secs_f64(options.deadline_s);
+    let dt = plant.step_time();
+    let mut noise = Noise::new(options.seed);
+    let mut x = x0.to_vec();
+    let mut meas = x0.to_vec();
+    let mut ticks = Vec::with_capacity(options.steps);
+    let mut plant_failures = 0;
+    for step in 0..options.steps {
+        let t = step as f64 * dt;
+        for i in 0..n_x {
+            let s = options.noise_std.get(i).copied().unwrap_or(0.0);
+            meas[i] = x[i] + if s > 0.0 { s * noise.gaussian() } else { 0.0 };
+        }
+        ctrl.set_state(t, &meas[..n_q], &meas[n_q..])?;
+        let plan = ctrl.solve(deadline)?;
+        let (source, status, solve_time_s, homotopy_steps) = (
+            plan.source,
+            plan.last_attempt,
+            if plan.source == PlanSource::Fresh {
+                plan.solve_time_s
+            } else {
+                f64::NAN
+            },
+            plan.homotopy_steps,
+        );
+        let u = ctrl.control(t).to_vec();
+        let r = plant.step(&x, &u)?;
+        let plant_failed = !r.stats.status.is_success();
+        if plant_failed {
+            plant_failures += 1;
+        }
+        ticks.push(TickLog {
+            t,
+            q: x[..n_q].to_vec(),
+            v: x[n_q..].to_vec(),
+            u,
+            source,
+            status,
+            solve_time_s,
+            homotopy_steps,
+            plant_failed,
+        });
+        x.copy_from_slice(plant.state());
+    }
+    let mut times: Vec<f64> = ticks
+        .iter()
+        .map(|k| k.solve_time_s)
+        .filter(|s| s.is_finite())
+        .collect();
+    times.sort_by(f64::total_cmp);
+    let hs: Vec<f64> = ticks
+        .iter()
+        .filter(|k| k.source == PlanSource::Fresh)
+        .map(|k| k.homotopy_steps as f64)
+        .collect();
+    let summary = Summary {
+        solve_time_p50_s: percentile(&times, 0.5),
+        solve_time_p99_s: percentile(&times, 0.99),
+        solve_time_max_s: times.last().copied().unwrap_or(0.0),
+        homotopy_steps_mean: if hs.is_empty() {
+            0.0
+        } else {
+            hs.iter().sum::<f64>() / hs.len() as f64
+        },
+        counters: ctrl.counters(),
+        plant_failures,
+    };
+    Ok(ClosedLoopLog {
+        dt,
+        ticks,
+        final_state: x,
+        summary,
+    })
+}

@@ -1,0 +1,303 @@
+//! The receding-horizon controller (§4.8).
+
+use std::time::Duration;
+
+use crate::fesdj::{FesdjProblem, Start};
+use crate::solver::Status;
+
+use super::error::MpcError;
+use super::plan::{Plan, PlanSource};
+use super::settings::MpcSettings;
+
+/// Counters of a controller's life (for diagnostics).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Counters {
+    /// Calls of [`Controller::solve`].
+    pub solves: u64,
+    /// Solves that produced a verified plan.
+    pub verified: u64,
+    /// Solves that did not (including deadline misses).
+    pub failures: u64,
+    /// Solves stopped by the deadline.
+    pub deadline_misses: u64,
+    /// Ticks that ended on the fallback law.
+    pub fallbacks: u64,
+    /// Cold starts (first solve, and the first after a failure).
+    pub cold_starts: u64,
+}
+
+/// A receding-horizon FESD-J controller. Built once; per tick `set_state`, optionally
+/// `set_reference`, `solve(deadline)`, then [`Controller::control`] for the command to apply.
+pub struct Controller {
+    problem: FesdjProblem,
+    settings: MpcSettings,
+    n_q: usize,
+    x: Vec<f64>,
+    t_state: f64,
+    have_state: bool,
+    current: Plan,
+    candidate: Plan,
+    warm: bool,
+    sigma0: f64,
+    wall: f64,
+    q_hold: Vec<f64>,
+    u_fallback: Vec<f64>,
+    ever_verified: bool,
+    fallback_engaged: bool,
+    counters: Counters,
+}
+
+impl std::fmt::Debug for Controller {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Controller")
+            .field("settings", &self.settings)
+            .field("counters", &self.counters)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Controller {
+    /// Take ownership of a built problem (its horizon, weights and bounds are the MPC's).
+    /// `n_u` and `n_c` are the model's numbers of controls and contacts.
+    pub fn new(
+        problem: FesdjProblem,
+        n_u: usize,
+        n_c: usize,
+        settings: MpcSettings,
+    ) -> Result<Controller, MpcError> {
+        let layout = problem.layout();
+        let n_q = layout.n_q;
+        settings.validate(n_q, n_u)?;
+        if (0..layout.n_intervals()).any(|k| layout.u(k).len() != n_u) {
+            return Err(MpcError::Settings {
+                field: "n_u".into(),
+                why: "does not match the problem's controls".into(),
+            });
+        }
+        let current = Plan::sized(layout, n_u, n_c);
+        let candidate = current.clone();
+        Ok(Controller {
+            problem,
+            n_q,
+            x: vec![0.0; 2 * n_q],
+            t_state: 0.0,
+            have_state: false,
+            current,
+            candidate,
+            warm: false,
+            sigma0: f64::NAN,
+            wall: f64::NAN,
+            q_hold: vec![0.0; n_q],
+            u_fallback: vec![0.0; n_u],
+            ever_verified: false,
+            fallback_engaged: false,
+            counters: Counters::default(),
+            settings,
+        })
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &MpcSettings {
+        &self.settings
+    }
+    /// The owned problem (layout, parameters).
+    pub fn problem(&self) -> &FesdjProblem {
+        &self.problem
+    }
+    /// Counters since construction (or the last [`Controller::reset`]).
+    pub fn counters(&self) -> Counters {
+        self.counters
+    }
+    /// The current plan (verified, previous or fallback).
+    pub fn plan(&self) -> &Plan {
+        &self.current
+    }
+
+    /// Set the measured state at time `t`. A non-finite value or a wrong length is rejected
+    /// and nothing changes (the controller keeps its plan or fallback).
+    pub fn set_state(&mut self, t: f64, q: &[f64], v: &[f64]) -> Result<(), MpcError> {
+        check("q", q, self.n_q)?;
+        check("v", v, self.n_q)?;
+        if !t.is_finite() {
+            return Err(MpcError::BadInput {
+                what: "t".into(),
+                why: format!("time must be finite, got {t}"),
+            });
+        }
+        if self.have_state && t < self.t_state {
+            return Err(MpcError::BadInput {
+                what: "t".into(),
+                why: format!(
+                    "out of order: {t} is before the last state at {}",
+                    self.t_state
+                ),
+            });
+        }
+        self.x[..self.n_q].copy_from_slice(q);
+        self.x[self.n_q..].copy_from_slice(v);
+        self.t_state = t;
+        self.have_state = true;
+        Ok(())
+    }
+
+    /// Replace the references (the problem's parameter vector, see
+    /// `FesdjProblem::layout().params`). Non-finite values are rejected.
+    pub fn set_reference(&mut self, p: &[f64]) -> Result<(), MpcError> {
+        if let Some(i) = p.iter().position(|x| !x.is_finite()) {
+            return Err(MpcError::BadInput {
+                what: format!("reference[{i}]"),
+                why: "must be finite".into(),
+            });
+        }
+        self.problem.set_parameters(p)?;
+        Ok(())
+    }
+
+    /// Forget the plan and warm start: the next solve is cold and the fallback holds the
+    /// current posture until then.
+    pub fn reset(&mut self) {
+        self.warm = false;
+        self.current.source = PlanSource::Fallback;
+        if self.have_state {
+            self.q_hold.copy_from_slice(&self.x[..self.n_q]);
+        }
+        self.fallback_engaged = true;
+        self.counters = Counters::default();
+    }
+
+    /// Re-solve from the last state within `deadline`. Returns the plan now in charge: a
+    /// fresh verified one, the previous verified one (solve failed, previous plan still within
+    /// its horizon), or a fallback plan. Only bad sizes or options are errors.
+    pub fn solve(&mut self, deadline: Duration) -> Result<&Plan, MpcError> {
+        if !self.have_state {
+            return Err(MpcError::NoState);
+        }
+        self.counters.solves += 1;
+        self.problem.set_initial_state(&self.x)?;
+        let (sigma0, start) = if self.warm {
+            let start = if self.settings.shift {
+                Start::Shifted
+            } else {
+                Start::Previous
+            };
+            (self.settings.warm_sigma0, start)
+        } else {
+            self.counters.cold_starts += 1;
+            (self.settings.cold_sigma0, Start::Guess)
+        };
+        if sigma0 != self.sigma0 {
+            self.problem.set_sigma0(sigma0)?;
+            self.sigma0 = sigma0;
+        }
+        let wall = deadline.as_secs_f64();
+        if wall != self.wall {
+            self.problem.set_max_wall_time(wall)?;
+            self.wall = wall;
+        }
+        let stats = self.problem.solve_only(start)?;
+        if stats.status == Status::MaxTime {
+            self.counters.deadline_misses += 1;
+        }
+        // A deadline stop is never accepted: the interrupted iterate is not verified, so the
+        // best verified iterate is the previous plan (kept below while it covers the time).
+        let accepted = stats.status.is_success()
+            || (stats.status == Status::ComplementarityNotMet
+                && stats.homotopy_steps > 0
+                && stats.comp_residual_min <= self.settings.accept_comp_residual);
+        let verified = accepted && self.verify_solution();
+        self.current.last_attempt = stats.status;
+        if verified {
+            if let Some(w) = self.problem.solution() {
+                self.candidate.fill(self.problem.layout(), w, self.t_state);
+            }
+            self.candidate.source = PlanSource::Fresh;
+            self.candidate.status = stats.status;
+            self.candidate.last_attempt = stats.status;
+            self.candidate.solve_time_s = stats.solve_time_s;
+            self.candidate.homotopy_steps = stats.homotopy_steps;
+            self.candidate.nlp_iterations = stats.nlp_iterations;
+            self.candidate.comp_residual = stats.comp_residual_min;
+            std::mem::swap(&mut self.current, &mut self.candidate);
+            let last = self.current.n_points() - 1;
+            self.q_hold.copy_from_slice(self.current.q_at(last));
+            self.warm = true;
+            self.ever_verified = true;
+            self.fallback_engaged = false;
+            self.counters.verified += 1;
+        } else {
+            self.counters.failures += 1;
+            self.warm = false;
+            if self.current.source != PlanSource::Fallback && self.current.covers(self.t_state) {
+                self.current.source = PlanSource::Previous;
+            } else {
+                // Entering the fallback: hold the last verified plan's final posture, or the
+                // present one if there never was a verified plan.
+                if !self.fallback_engaged {
+                    if !self.ever_verified {
+                        self.q_hold.copy_from_slice(&self.x[..self.n_q]);
+                    }
+                    self.fallback_engaged = true;
+                }
+                self.current.source = PlanSource::Fallback;
+                self.current.t0 = self.t_state;
+                self.counters.fallbacks += 1;
+            }
+        }
+        Ok(&self.current)
+    }
+
+    /// Every value of the last solution finite, and its controls within the effort limits.
+    fn verify_solution(&self) -> bool {
+        let Some(w) = self.problem.solution() else {
+            return false;
+        };
+        if w.iter().any(|x| !x.is_finite()) {
+            return false;
+        }
+        let layout = self.problem.layout();
+        if self.settings.effort_limit.is_empty() {
+            return true;
+        }
+        (0..layout.n_intervals()).all(|k| {
+            layout
+                .u(k)
+                .iter()
+                .zip(&self.settings.effort_limit)
+                .all(|(&i, &lim)| w[i].abs() <= lim * (1.0 + 1e-9) + 1e-12)
+        })
+    }
+
+    /// The command to apply at absolute time `t`: the control of the plan in charge if it
+    /// covers `t`, otherwise the fallback law at the last measured state.
+    pub fn control(&mut self, t: f64) -> &[f64] {
+        if self.current.covers(t) {
+            return self.current.control_at(t);
+        }
+        let (q, v) = self.x.split_at(self.n_q);
+        self.settings.fallback.control(
+            &self.settings.actuated,
+            &self.settings.effort_limit,
+            q,
+            v,
+            &self.q_hold,
+            &mut self.u_fallback,
+        );
+        &self.u_fallback
+    }
+}
+
+fn check(what: &str, x: &[f64], n: usize) -> Result<(), MpcError> {
+    if x.len() != n {
+        return Err(MpcError::BadInput {
+            what: what.into(),
+            why: format!("expected {n} values, got {}", x.len()),
+        });
+    }
+    if let Some(i) = x.iter().position(|v| !v.is_finite()) {
+        return Err(MpcError::BadInput {
+            what: format!("{what}[{i}]"),
+            why: format!("must be finite, got {}", x[i]),
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,27 @@
+//! Receding-horizon control with FESD-J (spec §4.8): a [`Controller`] owns a
+//! [`FesdjProblem`](crate::fesdj::FesdjProblem) built once, and per tick takes the measured
+//! state ([`Controller::set_state`]) and references ([`Controller::set_reference`]), re-solves
+//! within a deadline ([`Controller::solve`]) from the previous solution shifted by one control
+//! interval with the homotopy started at a small σ, and hands out a verified [`Plan`].
+//!
+//! When a solve fails or misses its deadline, the last verified plan is executed for the rest
+//! of its horizon; after that a safe [`Fallback`] law (PD hold on the last plan's posture, or
+//! joint damping) is applied and the next solve starts cold. Nothing is rebuilt per tick and
+//! the plan buffers are sized once.
+//!
+//! [`closed_loop`] runs the controller against the FESD-J simulator as plant (with optional
+//! model mismatch and state noise), which is what `fesdj mpc` does.
+
+pub mod closed_loop;
+pub mod controller;
+pub mod error;
+pub mod fallback;
+pub mod plan;
+pub mod settings;
+
+pub use closed_loop::{run_closed_loop, ClosedLoopLog, ClosedLoopOptions, TickLog};
+pub use controller::Controller;
+pub use error::MpcError;
+pub use fallback::Fallback;
+pub use plan::{Plan, PlanSource};
+pub use settings::MpcSettings;

@@ -1,0 +1,104 @@
+//! Settings of the receding-horizon controller.
+
+use serde::{Deserialize, Serialize};
+
+use super::error::MpcError;
+use super::fallback::Fallback;
+
+/// Controller settings (serde, with defaults; [`MpcSettings::validate`] names a bad field).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MpcSettings {
+    /// σ₀ of the homotopy after a successful solve, when the next one starts from the shifted
+    /// solution (§4.8 "fast σ₀"; default 1e-2).
+    pub warm_sigma0: f64,
+    /// σ₀ of a cold start (default 1, the spec's σ₀).
+    pub cold_sigma0: f64,
+    /// Shift the previous solution by one control interval for the warm start (§4.8, default
+    /// true; false re-uses it in place).
+    pub shift: bool,
+    /// A plan is verified when the solver succeeded, or when its last NLP succeeded but the
+    /// homotopy stopped with `max_i min(G_i, H_i)` above the solver's tolerance yet at most
+    /// this (default 1e-6); and every value of it is finite and within the effort limits.
+    pub accept_comp_residual: f64,
+    /// Coordinate actuated by each control input (for the fallback law; length `n_u`).
+    pub actuated: Vec<usize>,
+    /// Symmetric effort limit of each control input (length `n_u`; empty = unlimited).
+    pub effort_limit: Vec<f64>,
+    /// The fallback law (default joint damping `k_d = 1`).
+    pub fallback: Fallback,
+}
+
+impl Default for MpcSettings {
+    fn default() -> Self {
+        MpcSettings {
+            warm_sigma0: 1e-2,
+            cold_sigma0: 1.0,
+            shift: true,
+            accept_comp_residual: 1e-6,
+            actuated: Vec::new(),
+            effort_limit: Vec::new(),
+            fallback: Fallback::default(),
+        }
+    }
+}
+
+impl MpcSettings {
+    /// Check the settings against a model with `n_q` coordinates and `n_u` inputs.
+    pub fn validate(&self, n_q: usize, n_u: usize) -> Result<(), MpcError> {
+        let bad = |field: &str, why: String| MpcError::Settings {
+            field: field.into(),
+            why,
+        };
+        for (name, x) in [
+            ("warm_sigma0", self.warm_sigma0),
+            ("cold_sigma0", self.cold_sigma0),
+        ] {
+            if !(x.is_finite() && x > 0.0) {
+                return Err(bad(name, format!("must be finite and > 0, got {x}")));
+            }
+        }
+        if !(self.accept_comp_residual.is_finite() && self.accept_comp_residual >= 0.0) {
+            return Err(bad(
+                "accept_comp_residual",
+                format!("must be finite and ≥ 0, got {}", self.accept_comp_residual),
+            ));
+        }
+        if !self.actuated.is_empty() && self.actuated.len() != n_u {
+            return Err(bad(
+                "actuated",
+                format!(
+                    "needs one coordinate per input ({n_u}), got {}",
+                    self.actuated.len()
+                ),
+            ));
+        }
+        if let Some((i, &a)) = self.actuated.iter().enumerate().find(|(_, &a)| a >= n_q) {
+            return Err(bad(
+                &format!("actuated[{i}]"),
+                format!("coordinate {a} out of range 0..{n_q}"),
+            ));
+        }
+        if !self.effort_limit.is_empty() && self.effort_limit.len() != n_u {
+            return Err(bad(
+                "effort_limit",
+                format!(
+                    "needs one limit per input ({n_u}), got {}",
+                    self.effort_limit.len()
+                ),
+            ));
+        }
+        if let Some(i) = self
+            .effort_limit
+            .iter()
+            .position(|&l| l.is_nan() || l <= 0.0)
+        {
+            return Err(bad(&format!("effort_limit[{i}]"), "must be > 0".into()));
+        }
+        let (kp, kd) = self.fallback.gains();
+        if !(kp.is_finite() && kp >= 0.0 && kd.is_finite() && kd >= 0.0) {
+            return Err(bad("fallback", "gains must be finite and ≥ 0".into()));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,579 @@
+//! [`NodeRuntime`]: the ROS 2 node `fesdj_mpc` around a [`PlanProvider`].
+//!
+//! | entity | name (before remapping) | type |
+//! |---|---|---|
+//! | subscription | `joint_states` | `sensor_msgs/msg/JointState` |
+//! | subscription (with `floating_base`) | `odom` | `nav_msgs/msg/Odometry` |
+//! | publisher | `~/planned_trajectory` | `trajectory_msgs/msg/JointTrajectory` |
+//! | publisher | `~/effort_command` | `std_msgs/msg/Float64MultiArray` |
+//! | publisher | `/diagnostics` | `diagnostic_msgs/msg/DiagnosticArray` |
+//! | service | `~/plan`, `~/reset` | `std_srvs/srv/Trigger` |
+//! | service | `~/enable` | `std_srvs/srv/SetBool` |
+//! | services | `~/get_parameters`, `~/list_parameters`, … | `rcl_interfaces` (by ros2-client) |
+//!
+//! One thread runs the loop of [`NodeRuntime::run`]: it waits on the DDS readers with `mio`,
+//! drains and validates input as it arrives, answers service requests, and on every control
+//! tick (`rate_hz`) plans from the latest valid state and publishes the trajectory and the
+//! effort command. A second thread runs ros2-client's spinner (discovery bookkeeping and the
+//! parameter services). Outgoing messages are built in buffers that are reused tick after tick;
+//! RustDDS still allocates its serialised sample and each received message internally.
+//!
+//! QoS: the subscriptions are best effort, keep last 10 (they match reliable and best-effort
+//! publishers); the publishers are reliable, volatile, keep last 10, and never block the loop
+//! (a full send window drops the sample and counts a publish failure); the services are
+//! reliable, keep last 10.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration as StdDuration, Instant};
+
+use ros2_client::dds::rustdds::mio1::{Events, Interest, Poll, Token};
+use ros2_client::ros2::LogLevel;
+use ros2_client::{
+    Context, ContextOptions, Node, NodeName, NodeOptions, ParameterValue, Publisher, RosoutRaw,
+    Server, Subscription,
+};
+
+use super::config::dds;
+pub use super::config::{NodeConfig, NodeError, Topics, DEFAULT_NODE_NAME};
+use super::diagnostics::Diagnostics;
+use super::msg::{
+    DiagnosticArray, Float64MultiArray, JointState, JointTrajectory, MultiArrayDimension, Odometry,
+    RosMessage, SetBool, SetBoolRequest, SetBoolResponse, Time, Trigger, TriggerRequest,
+    TriggerResponse,
+};
+use super::names::NameError;
+use super::provider::{Plan, PlanProvider};
+use super::validate::{StateFault, StateValidator};
+pub use super::wire::fill_trajectory;
+use super::wire::{input_qos, publish, publisher, refill, ros_name, server};
+
+const JOINT_STATES: Token = Token(0);
+const ODOM: Token = Token(1);
+const PLAN: Token = Token(2);
+const RESET: Token = Token(3);
+const ENABLE: Token = Token(4);
+/// Upper bound of messages taken from one reader per wake-up (keeps the loop responsive).
+const MAX_DRAIN: usize = 256;
+
+/// The running node. Create with [`NodeRuntime::new`], drive with [`NodeRuntime::run`].
+pub struct NodeRuntime {
+    config: NodeConfig,
+    topics: Topics,
+    node: Node,
+    spinner: Option<JoinHandle<()>>,
+    joint_sub: Subscription<JointState>,
+    odom_sub: Option<Subscription<Odometry>>,
+    trajectory_pub: Publisher<Arc<JointTrajectory>>,
+    effort_pub: Publisher<Arc<Float64MultiArray>>,
+    diagnostics_pub: Publisher<Arc<DiagnosticArray>>,
+    plan_srv: Server<TriggerRequest, TriggerResponse>,
+    reset_srv: Server<TriggerRequest, TriggerResponse>,
+    enable_srv: Server<SetBoolRequest, SetBoolResponse>,
+    poll: Poll,
+    events: Events,
+    validator: StateValidator,
+    plan: Plan,
+    trajectory_msg: Arc<JointTrajectory>,
+    effort_msg: Arc<Float64MultiArray>,
+    diagnostics_msg: Arc<DiagnosticArray>,
+    fallback: Vec<f64>,
+    diag: Diagnostics,
+    enabled: bool,
+    throttle: StdDuration,
+    period: StdDuration,
+}
+
+impl NodeRuntime {
+    /// Validates the parameters, joins the DDS domain and creates the node, its topics,
+    /// services and parameter services, and starts the spinner thread.
+    pub fn new(config: NodeConfig) -> Result<NodeRuntime, NodeError> {
+        config.params.validate()?;
+        let topics = config.topics()?;
+        let p = &config.params;
+
+        let context = Context::with_options(ContextOptions::new().domain_id(config.domain_id))
+            .map_err(|e| {
+                dds(format!("DDS participant in domain {}", config.domain_id))(e.to_string())
+            })?;
+        let mut options = NodeOptions::new()
+            .enable_rosout(true)
+            .start_parameter_services(true);
+        let declared = p.declarations();
+        for (name, value) in &declared {
+            options = options.declare_parameter(name, value.clone());
+        }
+        // Read-only at run time: accept only the value a parameter already has.
+        let fixed: Vec<(String, ParameterValue)> = declared
+            .iter()
+            .map(|(n, v)| (n.to_string(), v.clone()))
+            .collect();
+        options = options.parameter_validator(Box::new(move |name, value| match fixed.iter().find(|(n, _)| n == name) {
+            Some((_, current)) if current == value => Ok(()),
+            Some(_) => Err(format!("parameter '{name}' is read-only while the node runs; restart the node to change it")),
+            None => Ok(()),
+        }));
+        let node_name =
+            NodeName::new(&config.namespace, &config.node_name).map_err(|e| NodeError::Name {
+                name: config.fully_qualified_name(),
+                source: NameError::BadToken {
+                    name: format!("{e:?}"),
+                    reason: "rejected by ros2-client",
+                },
+            })?;
+        let mut node = context
+            .new_node(node_name, options)
+            .map_err(|e| dds("node")(e.to_string()))?;
+
+        let mut joint_sub = {
+            let topic = node
+                .create_topic(
+                    &ros_name(&topics.joint_states)?,
+                    JointState::type_name(),
+                    &input_qos(),
+                )
+                .map_err(|e| dds(&topics.joint_states)(e.to_string()))?;
+            node.create_subscription::<JointState>(&topic, None)
+                .map_err(|e| dds(&topics.joint_states)(e.to_string()))?
+        };
+        let mut odom_sub = match &topics.odom {
+            Some(odom) => {
+                let topic = node
+                    .create_topic(&ros_name(odom)?, Odometry::type_name(), &input_qos())
+                    .map_err(|e| dds(odom)(e.to_string()))?;
+                Some(
+                    node.create_subscription::<Odometry>(&topic, None)
+                        .map_err(|e| dds(odom)(e.to_string()))?,
+                )
+            }
+            None => None,
+        };
+        let trajectory_pub = publisher::<JointTrajectory>(&mut node, &topics.planned_trajectory)?;
+        let effort_pub = publisher::<Float64MultiArray>(&mut node, &topics.effort_command)?;
+        let diagnostics_pub = publisher::<DiagnosticArray>(&mut node, &topics.diagnostics)?;
+        let mapping = p.service_mapping.mapping();
+        let mut plan_srv = server::<Trigger>(&mut node, mapping, &topics.plan)?;
+        let mut reset_srv = server::<Trigger>(&mut node, mapping, &topics.reset)?;
+        let mut enable_srv = server::<SetBool>(&mut node, mapping, &topics.enable)?;
+
+        let poll = Poll::new()?;
+        let registry = poll.registry();
+        registry.register(&mut joint_sub, JOINT_STATES, Interest::READABLE)?;
+        if let Some(sub) = &mut odom_sub {
+            registry.register(sub, ODOM, Interest::READABLE)?;
+        }
+        registry.register(&mut plan_srv, PLAN, Interest::READABLE)?;
+        registry.register(&mut reset_srv, RESET, Interest::READABLE)?;
+        registry.register(&mut enable_srv, ENABLE, Interest::READABLE)?;
+
+        let spinner = node.spinner().map_err(|e| dds("spinner")(e.to_string()))?;
+        let spinner = std::thread::Builder::new()
+            .name("ros-spinner".into())
+            .spawn(move || {
+                if let Err(e) = futures::executor::block_on(spinner.spin()) {
+                    eprintln!("[ERROR] ros2-client spinner stopped: {e}");
+                }
+            })?;
+
+        let effort_order = p.effort_joint_order().to_vec();
+        let nu = effort_order.len();
+        let trajectory_msg = Arc::new(JointTrajectory {
+            joint_names: p.joint_names.clone(),
+            ..Default::default()
+        });
+        let mut effort_msg = Float64MultiArray::default();
+        effort_msg.layout.dim.push(MultiArrayDimension {
+            label: "effort_joints".into(),
+            size: nu as u32,
+            stride: nu as u32,
+        });
+        effort_msg.data.reserve(nu);
+
+        Ok(NodeRuntime {
+            validator: StateValidator::new(&p.joint_names, p.floating_base, p.stale_state_timeout),
+            plan: Plan::default(),
+            trajectory_msg,
+            effort_msg: Arc::new(effort_msg),
+            diagnostics_msg: Arc::new(DiagnosticArray::default()),
+            fallback: vec![0.0; nu],
+            diag: Diagnostics::new(p.start_enabled),
+            enabled: p.start_enabled,
+            throttle: StdDuration::from_secs_f64(p.warn_throttle_s),
+            period: StdDuration::from_secs_f64(1.0 / p.rate_hz),
+            events: Events::with_capacity(64),
+            poll,
+            joint_sub,
+            odom_sub,
+            trajectory_pub,
+            effort_pub,
+            diagnostics_pub,
+            plan_srv,
+            reset_srv,
+            enable_srv,
+            spinner: Some(spinner),
+            node,
+            topics,
+            config,
+        })
+        .inspect(|rt| {
+            rt.log(
+                LogLevel::Info,
+                &format!("started in domain {}", rt.config.domain_id),
+            )
+        })
+    }
+
+    /// The configuration it runs with.
+    pub fn config(&self) -> &NodeConfig {
+        &self.config
+    }
+
+    /// Fully qualified topic and service names.
+    pub fn topics(&self) -> &Topics {
+        &self.topics
+    }
+
+    /// Counters so far.
+    pub fn diagnostics(&self) -> &Diagnostics {
+        &self.diag
+    }
+
+    /// Whether commands are being published.
+    pub fn is_enabled(&self) -> bool {
+        self.enabled
+    }
+
+    /// Runs until `stop` becomes true (e.g. set by [`super::shutdown::flag_on_signals`]).
+    pub fn run<P: PlanProvider + ?Sized>(
+        &mut self,
+        provider: &mut P,
+        stop: &AtomicBool,
+    ) -> Result<(), NodeError> {
+        if self.enabled {
+            if let Err(e) = provider.enable(true) {
+                self.log(
+                    LogLevel::Error,
+                    &format!("provider refused to start enabled: {e}"),
+                );
+                self.enabled = false;
+                self.diag.enabled = false;
+            }
+        }
+        let diag_period = StdDuration::from_secs_f64(1.0 / self.config.params.diagnostics_rate_hz);
+        let start = Instant::now();
+        let mut next_tick = start + self.period;
+        let mut next_diag = start + diag_period;
+        while !stop.load(Ordering::Relaxed) {
+            let now = Instant::now();
+            let timeout = next_tick
+                .min(next_diag)
+                .saturating_duration_since(now)
+                .min(StdDuration::from_millis(50));
+            match self.poll.poll(&mut self.events, Some(timeout)) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e.into()),
+            }
+            self.drain_inputs();
+            self.serve(provider);
+            let now = Instant::now();
+            if now >= next_tick {
+                self.tick(provider, next_tick + self.period);
+                next_tick += self.period;
+                if next_tick <= now {
+                    self.diag.tick_overruns += 1;
+                    next_tick = now + self.period;
+                }
+            }
+            if now >= next_diag {
+                self.publish_diagnostics(now);
+                next_diag += diag_period;
+                if next_diag <= now {
+                    next_diag = now + diag_period;
+                }
+            }
+        }
+        self.log(LogLevel::Info, "shutting down");
+        Ok(())
+    }
+
+    fn log(&self, level: LogLevel, text: &str) {
+        log_to(&self.node, &self.config, level, text);
+    }
+
+    fn drain_inputs(&mut self) {
+        for _ in 0..MAX_DRAIN {
+            match self.joint_sub.take() {
+                Ok(Some((msg, _))) => {
+                    let r = self.validator.accept_joint_state(&msg, Time::now());
+                    if let Some(w) = count(&mut self.diag, self.throttle, r) {
+                        log_to(&self.node, &self.config, LogLevel::Warn, &w);
+                    }
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    log_to(
+                        &self.node,
+                        &self.config,
+                        LogLevel::Warn,
+                        &format!("joint_states: cannot read sample: {e}"),
+                    );
+                    break;
+                }
+            }
+        }
+        let Some(sub) = &self.odom_sub else { return };
+        for _ in 0..MAX_DRAIN {
+            match sub.take() {
+                Ok(Some((msg, _))) => {
+                    let r = self.validator.accept_odometry(&msg, Time::now());
+                    if let Some(w) = count(&mut self.diag, self.throttle, r) {
+                        log_to(&self.node, &self.config, LogLevel::Warn, &w);
+                    }
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    log_to(
+                        &self.node,
+                        &self.config,
+                        LogLevel::Warn,
+                        &format!("odom: cannot read sample: {e}"),
+                    );
+                    break;
+                }
+            }
+        }
+    }
+
+    /// Calls the provider for the current state and checks the plan; `Err` is the reason for
+    /// not publishing (also counted in diagnostics).
+    fn plan_now<P: PlanProvider + ?Sized>(
+        &mut self,
+        provider: &mut P,
+        deadline: Instant,
+    ) -> Result<(), String> {
+        let state = match self.validator.current(Time::now()) {
+            Ok(s) => s,
+            Err(fault) => return Err(format!("no valid state: {fault}")),
+        };
+        let stamp = state.stamp;
+        provider.on_state(state);
+        let nj = self.config.params.joint_names.len();
+        let nu = self.fallback.len();
+        let result = match provider.plan(deadline, &mut self.plan) {
+            Ok(()) => self
+                .plan
+                .check(nj, nu)
+                .map_err(|d| format!("defective plan: {d}")),
+            Err(e) => Err(format!("planning failed: {e}")),
+        };
+        if let Err(e) = &result {
+            self.diag.record_plan_error(e);
+            return result;
+        }
+        fill_trajectory(
+            Arc::make_mut(&mut self.trajectory_msg),
+            &self.plan,
+            nj,
+            stamp,
+        );
+        publish(&self.trajectory_pub, &self.trajectory_msg, &mut self.diag);
+        self.diag.record_plan(&self.plan);
+        Ok(())
+    }
+
+    fn tick<P: PlanProvider + ?Sized>(&mut self, provider: &mut P, deadline: Instant) {
+        self.diag.ticks += 1;
+        let fault = self.validator.current(Time::now()).err();
+        self.diag.set_state_ok(fault.is_none());
+        if !self.enabled {
+            return;
+        }
+        if let Some(fault) = fault {
+            if let Some(w) = self
+                .diag
+                .record_no_state(&fault, Instant::now(), self.throttle)
+            {
+                self.log(LogLevel::Warn, &w);
+            }
+            if provider.fallback_effort(&fault, &mut self.fallback) {
+                let msg = Arc::make_mut(&mut self.effort_msg);
+                refill(&mut msg.data, &self.fallback);
+                publish(&self.effort_pub, &self.effort_msg, &mut self.diag);
+                self.diag.fallback_commands += 1;
+            }
+            return;
+        }
+        if self.plan_now(provider, deadline).is_ok() {
+            let msg = Arc::make_mut(&mut self.effort_msg);
+            refill(&mut msg.data, &self.plan.effort);
+            publish(&self.effort_pub, &self.effort_msg, &mut self.diag);
+        }
+    }
+
+    fn serve<P: PlanProvider + ?Sized>(&mut self, provider: &mut P) {
+        loop {
+            match self.plan_srv.receive_request() {
+                Ok(Some((id, _))) => {
+                    let response = match self.plan_now(provider, Instant::now() + self.period) {
+                        Ok(()) => TriggerResponse {
+                            success: true,
+                            message: format!(
+                                "published {} points, status {}, solve time {:.3} ms",
+                                self.plan.len(),
+                                self.plan.status.as_str(),
+                                self.plan.stats.solve_time * 1e3
+                            ),
+                        },
+                        Err(reason) => TriggerResponse {
+                            success: false,
+                            message: reason,
+                        },
+                    };
+                    if let Err(e) = self.plan_srv.send_response(id, response) {
+                        self.log(
+                            LogLevel::Warn,
+                            &format!("~/plan: cannot send response: {e}"),
+                        );
+                    }
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    self.log(LogLevel::Warn, &format!("~/plan: bad request: {e}"));
+                    break;
+                }
+            }
+        }
+        loop {
+            match self.reset_srv.receive_request() {
+                Ok(Some((id, _))) => {
+                    self.validator.reset();
+                    let response = match provider.reset() {
+                        Ok(()) => TriggerResponse {
+                            success: true,
+                            message: "reset".into(),
+                        },
+                        Err(e) => TriggerResponse {
+                            success: false,
+                            message: format!("reset failed: {e}"),
+                        },
+                    };
+                    if let Err(e) = self.reset_srv.send_response(id, response) {
+                        self.log(
+                            LogLevel::Warn,
+                            &format!("~/reset: cannot send response: {e}"),
+                        );
+                    }
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    self.log(LogLevel::Warn, &format!("~/reset: bad request: {e}"));
+                    break;
+                }
+            }
+        }
+        loop {
+            match self.enable_srv.receive_request() {
+                Ok(Some((id, request))) => {
+                    let want = request.data;
+                    let response = match provider.enable(want) {
+                        Ok(()) => {
+                            let was = self.enabled;
+                            self.enabled = want;
+                            self.diag.enabled = want;
+                            let word = if want { "enabled" } else { "disabled" };
+                            let message = if was == want {
+                                format!("already {word}")
+                            } else {
+                                word.to_string()
+                            };
+                            self.log(LogLevel::Info, &message);
+                            SetBoolResponse {
+                                success: true,
+                                message,
+                            }
+                        }
+                        Err(e) => SetBoolResponse {
+                            success: false,
+                            message: format!("provider refused: {e}"),
+                        },
+                    };
+                    if let Err(e) = self.enable_srv.send_response(id, response) {
+                        self.log(
+                            LogLevel::Warn,
+                            &format!("~/enable: cannot send response: {e}"),
+                        );
+                    }
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    self.log(LogLevel::Warn, &format!("~/enable: bad request: {e}"));
+                    break;
+                }
+            }
+        }
+    }
+
+    fn publish_diagnostics(&mut self, now: Instant) {
+        let name = self.config.node_name.clone();
+        self.diag.fill(
+            Arc::make_mut(&mut self.diagnostics_msg),
+            &name,
+            Time::now(),
+            now,
+        );
+        publish(&self.diagnostics_pub, &self.diagnostics_msg, &mut self.diag);
+    }
+}
+
+impl Drop for NodeRuntime {
+    fn drop(&mut self) {
+        self.node.stop_spinner();
+        if let Some(handle) = self.spinner.take() {
+            let _ = handle.join();
+        }
+    }
+}
+
+/// Counts an input result; returns the (throttled) warning to log for a rejection.
+fn count(
+    diag: &mut Diagnostics,
+    throttle: StdDuration,
+    result: Result<(), StateFault>,
+) -> Option<String> {
+    match result {
+        Ok(()) => {
+            diag.accepted += 1;
+            None
+        }
+        Err(fault) => diag.record_rejection(&fault, Instant::now(), throttle),
+    }
+}
+
+/// Logs to stderr (`[LEVEL] [stamp] [/node]: text`, like rclcpp's console output) and `/rosout`.
+fn log_to(node: &Node, config: &NodeConfig, level: LogLevel, text: &str) {
+    let tag = match level {
+        LogLevel::Fatal => "FATAL",
+        LogLevel::Error => "ERROR",
+        LogLevel::Warn => "WARN",
+        LogLevel::Info => "INFO",
+        LogLevel::Debug => "DEBUG",
+    };
+    let now = Time::now();
+    eprintln!(
+        "[{tag}] [{}.{:09}] [{}]: {text}",
+        now.sec,
+        now.nanosec,
+        config.fully_qualified_name()
+    );
+    node.rosout_raw(
+        ros2_client::builtin_interfaces::Time::from_nanos(now.to_nanos()),
+        level,
+        &config.node_name,
+        text,
+        file!(),
+        "NodeRuntime",
+        line!(),
+    );
+}

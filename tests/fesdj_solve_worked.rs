@@ -1,0 +1,206 @@
+//! Test ladder items 5 and 6 (spec §9) solved: the worked instance of §8 through
+//! [`FesdjProblem`] (transcription, ad adapter, Scholtes homotopy) for all four
+//! cross-complementarity modes, and the spurious-impact exclusion of (18).
+//!
+//! Expected numbers are the spec's (§8.5); tolerances are the spec's (§8.6: values to 1e-7,
+//! members of biactive pairs to 1e-4).
+#![allow(clippy::excessive_precision)]
+
+#[path = "fesdj_common/mod.rs"]
+mod common;
+
+use common::{ball_1d, options_s8, G, MODES};
+use fesdj_mpc::fesdj::{FesdjOptions, FesdjProblem, Layout, Ocp, SolveOptions, Start};
+use fesdj_mpc::solver::Status;
+
+/// §8.5 values with their 0-based positions in the §8.2 table and whether they belong to a
+/// biactive pair (c_2, c_4, c_6).
+const H0: f64 = 0.2257618204928655;
+const H1: f64 = 0.2742381795071345;
+const V01: f64 = -2.214723459035010;
+const BIG_L1: f64 = 3.322085188552515;
+const V10: f64 = 1.107361729517505;
+const L11: f64 = 5.772043901007241;
+const OBJECTIVE: f64 = 1.174978691640154e-3;
+
+/// (name, index in our layout, expected, biactive)
+fn expected(l: &Layout) -> Vec<(&'static str, usize, f64, bool)> {
+    let e0 = l.impulse(0, 0).unwrap();
+    let e1 = l.impulse(0, 1).unwrap();
+    let s0 = l.stage(0, 0, 1);
+    let s1 = l.stage(0, 1, 1);
+    vec![
+        ("h0", l.h(0, 0).unwrap(), H0, false),
+        ("h1", l.h(0, 1).unwrap(), H1, false),
+        ("Lambda0", e0.lambda_n[0], 0.0, false),
+        ("Y0", e0.y_gap[0], 0.5, false),
+        ("Ups+0", e0.p_vn[0], 0.0, true),
+        ("Ups-0", e0.n_vn[0], 0.0, true),
+        ("q00", l.q(0, 0, 0).unwrap()[0], 0.5, false),
+        ("v00", l.v(0, 0, 0).unwrap()[0], 0.0, false),
+        ("q01", s0.q[0], 0.0, false),
+        ("v01", s0.v[0], V01, false),
+        ("lambda01", s0.lambda_n[0], 0.0, true),
+        ("y01", s0.y_gap[0], 0.0, true),
+        ("Lambda1", e1.lambda_n[0], BIG_L1, false),
+        ("Y1", e1.y_gap[0], 0.0, false),
+        ("Ups+1", e1.p_vn[0], 0.0, true),
+        ("Ups-1", e1.n_vn[0], 0.0, true),
+        ("q10", l.q(0, 1, 0).unwrap()[0], 0.0, false),
+        ("v10", l.v(0, 1, 0).unwrap()[0], V10, false),
+        ("q11", s1.q[0], 0.0, false),
+        ("v11", s1.v[0], 0.0, false),
+        ("lambda11", s1.lambda_n[0], L11, false),
+        ("y11", s1.y_gap[0], 0.0, false),
+    ]
+}
+
+fn problem(q0: f64, o: &FesdjOptions) -> FesdjProblem {
+    let ocp = Ocp::new(ball_1d(0.5, G), vec![q0, 0.0]);
+    FesdjProblem::new(&ocp, o, SolveOptions::default()).expect("problem")
+}
+
+/// Ladder item 5: the §8.5 solution for STAGE_STAGE, FE_STAGE, STAGE_FE and FE_FE.
+#[test]
+fn worked_instance_solved_in_all_cross_comp_modes() {
+    for mode in MODES {
+        let mut p = problem(0.5, &options_s8(mode));
+        let tr = p.solve(Start::Guess).unwrap();
+        eprintln!(
+            "{mode:?}: {:?} f {:.12e} comp {:.1e} (min {:.1e}) nlp {} hom {} {:.1} ms",
+            tr.status,
+            tr.objective,
+            tr.comp_residual,
+            tr.comp_residual_min,
+            tr.nlp_iterations,
+            tr.homotopy_steps,
+            1e3 * tr.solve_time_s
+        );
+        assert_eq!(tr.status, Status::Solved, "{mode:?}");
+        let w = p.solution().unwrap();
+        for (name, i, want, biactive) in expected(p.layout()) {
+            let tol = if biactive { 1e-4 } else { 1e-7 };
+            assert!(
+                (w[i] - want).abs() <= tol,
+                "{mode:?} {name}: {} vs {want}",
+                w[i]
+            );
+        }
+        assert!((tr.objective - OBJECTIVE).abs() <= 1e-7, "{mode:?}");
+        assert!(tr.comp_residual <= 1e-9, "{mode:?}");
+        // The trajectory: one impact at t_1 = h_0 with Λ_1, the ball at rest at T.
+        assert_eq!(tr.impacts.len(), 1, "{mode:?} {:?}", tr.impacts);
+        assert!((tr.impacts[0].t - H0).abs() <= 1e-7);
+        assert!((tr.impacts[0].lambda_n - BIG_L1).abs() <= 1e-7);
+        assert_eq!(tr.t.len(), 5);
+        assert_eq!(tr.t[0], 0.0);
+        assert!((tr.t[2] - H0).abs() <= 1e-7 && tr.t[2] == tr.t[3]);
+        assert!((tr.t[4] - 0.5).abs() <= 1e-12);
+        // Pre- and post-impact samples at t_1.
+        assert!((tr.v[2][0] - V01).abs() <= 1e-7 && (tr.v[3][0] - V10).abs() <= 1e-7);
+        assert!(tr.final_state.q[0].abs() <= 1e-7 && tr.final_state.v[0].abs() <= 1e-7);
+        assert!((tr.stage_forces.lambda_n[1][0] - L11).abs() <= 1e-7);
+        assert!(tr.switch_times.iter().any(|&t| (t - H0).abs() <= 1e-7));
+    }
+}
+
+/// §8.5: the spurious point (Λ_1 = 0, no velocity jump, λ_11 = g + √(g q_0)/h_1).
+fn spurious(l: &Layout, w: &mut [f64]) {
+    let e1 = l.impulse(0, 1).unwrap();
+    let s1 = l.stage(0, 1, 1);
+    for (name, i, want, _) in expected(l) {
+        let _ = name;
+        w[i] = want;
+    }
+    w[e1.lambda_n[0]] = 0.0;
+    w[e1.n_vn[0]] = 3.322085188552515;
+    w[e1.p_vn[0]] = 0.0;
+    w[l.v(0, 1, 0).unwrap()[0]] = -2.214723459035010;
+    w[s1.lambda_n[0]] = 17.88591219798552;
+}
+
+/// Ladder item 6: without (18) the homotopy started near the spurious point converges to it;
+/// with ε_c = 1e-3 it does not (IPOPT reports local infeasibility there, §8.6; we accept a
+/// failure or the physical solution), and from the default guess both find the physical one.
+#[test]
+fn gap_constraint_excludes_the_spurious_impact() {
+    for mode in MODES {
+        for eps in [0.0, 1e-3] {
+            let o = FesdjOptions {
+                eps_cls: eps,
+                ..options_s8(mode)
+            };
+            let mut p = problem(0.5, &o);
+            let l = p.layout().clone();
+            let big_l1 = l.impulse(0, 1).unwrap().lambda_n[0];
+            let lam11 = l.stage(0, 1, 1).lambda_n[0];
+            // From the default guess: the physical solution.
+            let tr = p.solve(Start::Guess).unwrap();
+            assert_eq!(tr.status, Status::Solved, "{mode:?} eps {eps}");
+            let w = p.solution().unwrap();
+            assert!((w[big_l1] - BIG_L1).abs() <= 1e-7, "{mode:?} eps {eps}");
+            // From (a perturbation of) the spurious point.
+            let mut w0 = p.guess().to_vec();
+            spurious(&l, &mut w0);
+            let tr = p.solve(Start::Primal(&w0)).unwrap();
+            let w = p.solution().unwrap();
+            eprintln!(
+                "{mode:?} eps {eps}: {:?} Lambda1 {:.6e} lambda11 {:.6e}",
+                tr.status, w[big_l1], w[lam11]
+            );
+            let is_spurious = tr.status == Status::Solved
+                && w[big_l1].abs() <= 1e-6
+                && (w[lam11] - 17.88591219798552).abs() <= 1e-6;
+            if eps == 0.0 {
+                assert!(is_spurious, "{mode:?}: expected the spurious solution");
+            } else {
+                assert!(
+                    !is_spurious,
+                    "{mode:?}: (18) must exclude the spurious solution"
+                );
+                if tr.status == Status::Solved {
+                    assert!((w[big_l1] - BIG_L1).abs() <= 1e-7, "{mode:?}");
+                }
+            }
+        }
+    }
+}
+
+/// `fixed_eps_cls` (no h in (18)) keeps the physical solution for every mode.
+///
+/// (Not asserted: with `no_initial_impacts` the element-0 contact pairs lose their `j' = 0`
+/// member `Y_0` (§3.7.5), and this instance then also admits `h_0 = h_1 = 0.25` with a stage
+/// force stopping the ball inside element 0 — objective 0 — which the homotopy finds.)
+#[test]
+fn fixed_eps_cls_keeps_the_solution() {
+    for mode in MODES {
+        let o = FesdjOptions {
+            fixed_eps_cls: true,
+            ..options_s8(mode)
+        };
+        let mut p = problem(0.5, &o);
+        let tr = p.solve(Start::Guess).unwrap();
+        assert_eq!(tr.status, Status::Solved, "{mode:?}");
+        assert_eq!(tr.impacts.len(), 1);
+        assert!((tr.impacts[0].lambda_n - BIG_L1).abs() <= 1e-7);
+        assert!((tr.objective - OBJECTIVE).abs() <= 1e-7);
+    }
+}
+
+/// Re-solving with a new initial state changes only the bounds: from q_0 = 5 (ladder item 4,
+/// free flight) x(T) = (3.160625, −4.905), then back to §8.
+#[test]
+fn initial_state_changes_without_rebuilding() {
+    let mut p = problem(0.5, &options_s8(fesdj_mpc::fesdj::CrossCompMode::FeStage));
+    p.set_initial_state(&[5.0, 0.0]).unwrap();
+    let tr = p.solve(Start::Guess).unwrap();
+    assert_eq!(tr.status, Status::Solved);
+    assert!((tr.final_state.q[0] - 3.160625).abs() <= 1e-7);
+    assert!((tr.final_state.v[0] + 4.905).abs() <= 1e-7);
+    assert!(tr.impacts.is_empty());
+    p.set_initial_state(&[0.5, 0.0]).unwrap();
+    let tr = p.solve(Start::Previous).unwrap();
+    assert_eq!(tr.status, Status::Solved);
+    assert!((tr.objective - OBJECTIVE).abs() <= 1e-7);
+    assert!(p.set_initial_state(&[0.5]).is_err());
+}

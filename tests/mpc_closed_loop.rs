@@ -1,0 +1,140 @@
+//! Closed-loop MPC against the FESD-J simulator as plant: a block pushed across frictional
+//! ground to a target; deadline misses go to the fallback law; bad states are rejected.
+
+#[path = "mpc_common/mod.rs"]
+mod common;
+
+use common::*;
+use fesdj_mpc::fesdj::{Simulator, SolveOptions};
+use fesdj_mpc::mpc::{run_closed_loop, ClosedLoopOptions, Fallback, MpcSettings, PlanSource};
+use std::time::Duration;
+
+fn plant() -> Simulator {
+    Simulator::new(
+        block(),
+        0.1,
+        &fesdj_options(1, 0.1),
+        SolveOptions::default(),
+    )
+    .expect("plant")
+}
+
+#[test]
+fn block_reaches_the_target_and_stops() {
+    let mut ctrl = controller(settings());
+    let mut sim = plant();
+    let log = run_closed_loop(
+        &mut ctrl,
+        &mut sim,
+        &[0.0, 0.0, 0.0, 0.0],
+        &ClosedLoopOptions {
+            steps: 30,
+            deadline_s: 5.0,
+            noise_std: Vec::new(),
+            seed: 1,
+        },
+    )
+    .expect("closed loop");
+    let x = &log.final_state;
+    eprintln!("final state {x:?}, summary {:?}", log.summary);
+    assert!((x[0] - TARGET).abs() < 0.02, "x = {}", x[0]);
+    assert!(x[2].abs() < 0.05, "vx = {}", x[2]);
+    assert!(
+        x[1].abs() < 1e-6,
+        "the block stays on the ground: y = {}",
+        x[1]
+    );
+    let c = log.summary.counters;
+    assert!(c.verified as f64 >= 0.9 * c.solves as f64, "{c:?}");
+    assert_eq!(log.summary.plant_failures, 0);
+    // While sliding, the applied force exceeds the friction bound μ m g somewhere.
+    assert!(log.ticks.iter().any(|t| t.u[0].abs() > MU * G));
+    // Efforts respect the limit.
+    assert!(log.ticks.iter().all(|t| t.u[0].abs() <= U_MAX + 1e-9));
+}
+
+#[test]
+fn noisy_measurements_still_converge() {
+    let mut ctrl = controller(settings());
+    let mut sim = plant();
+    let log = run_closed_loop(
+        &mut ctrl,
+        &mut sim,
+        &[0.0, 0.0, 0.0, 0.0],
+        &ClosedLoopOptions {
+            steps: 30,
+            deadline_s: 5.0,
+            noise_std: vec![1e-3, 0.0, 1e-3, 0.0],
+            seed: 7,
+        },
+    )
+    .expect("closed loop");
+    assert!(
+        (log.final_state[0] - TARGET).abs() < 0.03,
+        "{:?}",
+        log.final_state
+    );
+}
+
+#[test]
+fn missed_deadline_goes_to_the_fallback_and_recovers() {
+    let mut ctrl = controller(MpcSettings {
+        fallback: Fallback::Damping { kd: 2.0 },
+        ..settings()
+    });
+    ctrl.set_state(0.0, &[0.0, 0.0], &[1.0, 0.0]).unwrap();
+    let plan = ctrl.solve(Duration::from_nanos(1)).unwrap();
+    assert_eq!(plan.source, PlanSource::Fallback);
+    // Damping on the actuated coordinate: u = −k_d v_x.
+    assert_eq!(ctrl.control(0.0), &[-2.0]);
+    assert_eq!(ctrl.counters().deadline_misses, 1);
+    // With time, a cold start succeeds and a fresh plan is in charge.
+    ctrl.set_state(0.1, &[0.1, 0.0], &[1.0, 0.0]).unwrap();
+    let plan = ctrl.solve(Duration::from_secs(5)).unwrap();
+    assert_eq!(plan.source, PlanSource::Fresh);
+    assert!(plan.comp_residual <= 1e-6);
+    let u = ctrl.control(0.1)[0];
+    assert!(u.is_finite() && u.abs() <= U_MAX);
+    // A failed solve now keeps the previous plan within its horizon.
+    ctrl.set_state(0.15, &[0.15, 0.0], &[1.0, 0.0]).unwrap();
+    let plan = ctrl.solve(Duration::from_nanos(1)).unwrap();
+    assert_eq!(plan.source, PlanSource::Previous);
+    assert_eq!(
+        ctrl.control(0.15)[0],
+        u,
+        "still the first interval of the previous plan"
+    );
+    // Past the previous plan's horizon (0.1 + 0.5 s) the fallback takes over.
+    ctrl.set_state(0.7, &[0.5, 0.0], &[0.5, 0.0]).unwrap();
+    let plan = ctrl.solve(Duration::from_nanos(1)).unwrap();
+    assert_eq!(plan.source, PlanSource::Fallback);
+    assert_eq!(ctrl.control(0.7), &[-1.0]);
+}
+
+#[test]
+fn bad_states_are_rejected_and_change_nothing() {
+    let mut ctrl = controller(settings());
+    assert!(ctrl.solve(Duration::from_secs(1)).is_err(), "no state yet");
+    ctrl.set_state(0.0, &[0.0, 0.0], &[0.0, 0.0]).unwrap();
+    let e = ctrl
+        .set_state(0.1, &[f64::NAN, 0.0], &[0.0, 0.0])
+        .unwrap_err();
+    assert!(e.to_string().contains("q[0]"), "{e}");
+    let e = ctrl.set_state(0.1, &[0.0], &[0.0, 0.0]).unwrap_err();
+    assert!(e.to_string().contains("expected 2"), "{e}");
+    let e = ctrl
+        .set_state(0.1, &[0.0, 0.0], &[0.0, f64::INFINITY])
+        .unwrap_err();
+    assert!(e.to_string().contains("v[1]"), "{e}");
+    ctrl.set_state(0.2, &[0.0, 0.0], &[0.0, 0.0]).unwrap();
+    let e = ctrl.set_state(0.1, &[0.0, 0.0], &[0.0, 0.0]).unwrap_err();
+    assert!(e.to_string().contains("out of order"), "{e}");
+    let e = ctrl.set_reference(&[f64::NAN]).unwrap_err();
+    assert!(e.to_string().contains("reference[0]"), "{e}");
+    // Settings are validated.
+    let bad = MpcSettings {
+        actuated: vec![5],
+        ..settings()
+    };
+    assert!(bad.validate(2, 1).is_err());
+}
