@@ -196,7 +196,9 @@ pub struct FesdjOptions {
     /// Conic switch handling (default `abs`).
     pub conic_model_switch_handling: ConicSwitchHandling,
     /// Weight `ρ_ϑ` of the tiny cost `Σ ϑ²` that removes the free slip rate without contact in
-    /// the slip-rate variant (5') (our default 1e-6; the spec leaves the value open).
+    /// the slip-rate variant (5') (our default 1e-6; the spec leaves the value open). The same
+    /// weight regularises the polyhedral `γ_d`, `Γ_d`, which are equally undetermined without
+    /// contact (§7 item 26); 0 disables both.
     pub rho_theta: f64,
     /// Lift the accelerations `z_v` (3) instead of forming `M⁻¹` (default false).
     pub lift_velocity_state: bool,

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::solver::ad_nlp::{AdComplementarity, AdNlp, NlpBounds};
-use crate::solver::{MpccResult, MpccSettings};
+use crate::solver::{MpccResult, MpccSettings, StopMeasure};
 
 use super::error::FesdjError;
 use super::extract::Extractor;
@@ -25,8 +25,8 @@ use super::transcription::transcribe;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SolveOptions {
-    /// MPCC homotopy and interior-point settings (defaults: Scholtes, σ₀ = 1, κ = 0.1,
-    /// `max_i min(G_i, H_i) ≤ 1e-9`, as §5.4 and Appendix A).
+    /// MPCC homotopy and interior-point settings (defaults: Scholtes, σ₀ = 1, κ = 0.1, stop
+    /// when `r_⊥ = max_i G_i H_i ≤ 1e-9`, as §5.4, §5.5 and Appendix A).
     pub solver: MpccSettings,
     /// Normal impulses above this are reported as impacts
     /// ([`DEFAULT_IMPACT_THRESHOLD`]).
@@ -38,7 +38,10 @@ pub struct SolveOptions {
 impl Default for SolveOptions {
     fn default() -> Self {
         SolveOptions {
-            solver: MpccSettings::default(),
+            solver: MpccSettings {
+                stop_measure: StopMeasure::Product,
+                ..MpccSettings::default()
+            },
             impact_threshold: DEFAULT_IMPACT_THRESHOLD,
             state_threshold: DEFAULT_STATE_THRESHOLD,
         }
