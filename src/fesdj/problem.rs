@@ -137,6 +137,7 @@ fn interval_variables(l: &Layout, k: usize) -> Vec<usize> {
                 fr(f, &mut out);
             }
         }
+        out.extend(&e.left_gap);
         out.extend(&e.q0);
         out.extend(&e.v0);
         for s in &e.stages {
