@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::solver::ad_nlp::{AdComplementarity, AdNlp, NlpBounds};
+use crate::solver::mpcc::HomotopyStep;
 use crate::solver::{MpccResult, MpccSettings, StopMeasure};
 
 use super::error::FesdjError;
@@ -82,6 +83,7 @@ pub struct FesdjProblem {
     interval_vars: Vec<Vec<usize>>,
     extractor: Extractor,
     last: Option<SolveStats>,
+    homotopy: Vec<HomotopyStep>,
 }
 
 impl std::fmt::Debug for FesdjProblem {
@@ -221,6 +223,7 @@ impl FesdjProblem {
             start: vec![0.0; n_w],
             layout: mpcc.layout,
             last: None,
+            homotopy: Vec::new(),
         })
     }
 
@@ -362,6 +365,11 @@ impl FesdjProblem {
     pub fn last_stats(&self) -> Option<&SolveStats> {
         self.last.as_ref()
     }
+    /// The relaxed NLPs of the last solve (σ, status, iterations, residual, time; the
+    /// polishing step has σ = 0).
+    pub fn last_homotopy(&self) -> &[HomotopyStep] {
+        &self.homotopy
+    }
 
     /// The homotopy settings of the next solve.
     pub fn solver_settings(&self) -> &MpccSettings {
@@ -454,6 +462,8 @@ impl FesdjProblem {
 
     fn record(&mut self, r: &MpccResult) -> SolveStats {
         self.solution.copy_from_slice(&r.x);
+        self.homotopy.clear();
+        self.homotopy.extend_from_slice(&r.steps);
         self.has_solution = true;
         let s = SolveStats {
             status: r.status,
