@@ -269,7 +269,8 @@ fn sliding_particle_decelerates() {
 }
 
 /// `no_initial_impacts` removes the impulse block at n = 0 of **every** control interval
-/// (§3.6, §7 item 6), replacing (17) by v_{n,0} = v_n.
+/// (§3.6, §7 item 6), replacing (17) by v_{n,0} = v_n. (The spec's structure, i.e. without our
+/// `initial_element_gap`, which is checked at the end.)
 #[test]
 fn no_initial_impacts_in_every_interval() {
     let o = FesdjOptions {
@@ -277,6 +278,7 @@ fn no_initial_impacts_in_every_interval() {
         n_fe: 2,
         t_final: 1.5,
         no_initial_impacts: true,
+        initial_element_gap: false,
         ..options()
     };
     let m = transcribe(&Ocp::new(ball_1d(0.5, G), vec![1.0, 0.0]), &o).unwrap();
@@ -305,6 +307,31 @@ fn no_initial_impacts_in_every_interval() {
     }
     // Per interval: 11 variables per element minus 4 impulse variables at n = 0, plus h.
     assert_eq!(m.n_w(), 2 + 3 * (11 + 7));
+    // With `initial_element_gap` (the default): one lifted gap Y_0 = f_c(q_{0,0}) per interval,
+    // its row, and the contact pair with j' = 0 at n = 0 (FE_STAGE: one pair).
+    let og = FesdjOptions {
+        initial_element_gap: true,
+        ..o.clone()
+    };
+    let mg = transcribe(&Ocp::new(ball_1d(0.5, G), vec![1.0, 0.0]), &og).unwrap();
+    assert_eq!(mg.n_w(), m.n_w() + 3);
+    assert_eq!(mg.n_g(), m.n_g() + 3);
+    for k in 0..3 {
+        assert_eq!(mg.layout.element(k, 0).left_gap.len(), 1);
+        assert!(mg.layout.element(k, 1).left_gap.is_empty());
+        let rows = mg
+            .g_info
+            .iter()
+            .filter(|r| r.kind == RowKind::LeftGap && r.interval == Some(k))
+            .count();
+        assert_eq!(rows, 1);
+        let boundary = mg
+            .comp_info
+            .iter()
+            .filter(|p| p.interval == k && p.element == 0 && p.j2 == Some(0))
+            .count();
+        assert_eq!(boundary, 1);
+    }
     // Without the option: impulse blocks everywhere but never at T.
     let o = FesdjOptions {
         no_initial_impacts: false,

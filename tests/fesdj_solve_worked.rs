@@ -167,10 +167,6 @@ fn gap_constraint_excludes_the_spurious_impact() {
 }
 
 /// `fixed_eps_cls` (no h in (18)) keeps the physical solution for every mode.
-///
-/// (Not asserted: with `no_initial_impacts` the element-0 contact pairs lose their `j' = 0`
-/// member `Y_0` (§3.7.5), and this instance then also admits `h_0 = h_1 = 0.25` with a stage
-/// force stopping the ball inside element 0 — objective 0 — which the homotopy finds.)
 #[test]
 fn fixed_eps_cls_keeps_the_solution() {
     for mode in MODES {
@@ -203,4 +199,48 @@ fn initial_state_changes_without_rebuilding() {
     assert_eq!(tr.status, Status::Solved);
     assert!((tr.objective - OBJECTIVE).abs() <= 1e-7);
     assert!(p.set_initial_state(&[0.5]).is_err());
+}
+
+/// `no_initial_impacts`: with the spec's structure (§3.7.5: no `j' = 0` member at n = 0) the
+/// instance also admits `h_0 = h_1 = 0.25` with a stage force stopping the ball inside element
+/// 0 while its left gap is 0.5 (objective ≈ 0), and the homotopy finds it; with our lifted
+/// left-boundary gap (`initial_element_gap`, default) only the physical solution remains.
+#[test]
+fn no_initial_impacts_needs_the_left_gap() {
+    for mode in MODES {
+        for gap in [false, true] {
+            let o = FesdjOptions {
+                no_initial_impacts: true,
+                initial_element_gap: gap,
+                ..options_s8(mode)
+            };
+            let mut p = problem(0.5, &o);
+            let tr = p.solve(Start::Guess).unwrap();
+            eprintln!(
+                "{mode:?} gap {gap}: {:?} f {:.6e} h0 {:.6}",
+                tr.status, tr.objective, tr.t[2]
+            );
+            let physical = (tr.objective - OBJECTIVE).abs() <= 1e-7
+                && tr.impacts.len() == 1
+                && (tr.impacts[0].lambda_n - BIG_L1).abs() <= 1e-7;
+            let spurious = tr.objective < 1e-12;
+            if gap {
+                assert!(!spurious, "{mode:?}");
+                // The summed-continuous modes need the retry guess of §4.6 here.
+                if tr.status != Status::Solved {
+                    let mut w = vec![0.0; p.n_w()];
+                    p.retry_guess(&mut w);
+                    let tr = p.solve(Start::Primal(&w)).unwrap();
+                    eprintln!("  retry: {:?} f {:.6e}", tr.status, tr.objective);
+                    assert_eq!(tr.status, Status::Solved, "{mode:?}");
+                    assert!((tr.objective - OBJECTIVE).abs() <= 1e-7, "{mode:?}");
+                } else {
+                    assert!(physical, "{mode:?}");
+                }
+            } else {
+                assert_eq!(tr.status, Status::Solved, "{mode:?}");
+                assert!(spurious, "{mode:?}");
+            }
+        }
+    }
 }

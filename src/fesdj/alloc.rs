@@ -135,6 +135,12 @@ impl Builder<'_> {
                 friction,
             }
         });
+        let left_gap = if self.fesd && impulse.is_none() && self.o.initial_element_gap {
+            self.vars
+                .add(&format!("Y_gap0_{tag}"), n_c, 0.0, inf, ig.big_y_gap)
+        } else {
+            Vec::new()
+        };
         let (q0, v0) = self.alloc_state(&format!("{tag}_j0"), self.o.x_box_at_fe);
         let ends_at_one = self.tab.ends_at_one();
         let mut stages = Vec::with_capacity(self.n_s);
@@ -198,6 +204,7 @@ impl Builder<'_> {
         ElementIndex {
             h,
             impulse,
+            left_gap,
             q0,
             v0,
             stages,

@@ -14,7 +14,8 @@
 //!
 //! aggregated per `cross_comp_mode` (§3.7.5, the HEAD scheme: sum the variables, then one
 //! product). The standard complementarities are the diagonal members and are not added again
-//! (§7 item 4). Where an impulse block does not exist, the boundary members are omitted.
+//! (§7 item 4). Where an impulse block does not exist, the boundary members are omitted, except
+//! the left-boundary gap with `initial_element_gap` ([`ElementIndex::left_gap`]).
 
 use crate::ad::Sx;
 
@@ -94,6 +95,8 @@ impl Builder<'_> {
             let mut b: Vec<Member> = Vec::new();
             if let Some(imp) = &e.impulse {
                 b.push((0, self.xi(imp.y_gap[l])));
+            } else if let Some(&y) = e.left_gap.get(l) {
+                b.push((0, self.xi(y)));
             }
             for (j, s) in e.stages.iter().enumerate() {
                 b.push((j + 1, self.xi(s.y_gap[l])));

@@ -101,6 +101,10 @@ pub struct ElementIndex {
     /// The impulse block at `t_n`; `None` at `n = 0` with `no_initial_impacts` and in time
     /// stepping.
     pub impulse: Option<ImpulseIndex>,
+    /// Lifted left-boundary gaps `Y_n = f_c(q_{n,0})` (`n_c`, ≥ 0) of an element without
+    /// impulse block under FESD (`no_initial_impacts` with `initial_element_gap`); empty
+    /// otherwise.
+    pub left_gap: Vec<usize>,
     /// `q_{n,0}` (position at `t_n^+`).
     pub q0: Vec<usize>,
     /// `v_{n,0}` (post-impact velocity at `t_n^+`).

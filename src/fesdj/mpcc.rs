@@ -22,6 +22,9 @@ pub enum RowKind {
     ImpulseVelocity,
     /// `v_{n,0} − v_n = 0` where there is no impulse block (`no_initial_impacts`, time stepping).
     VelocityContinuity,
+    /// Left-boundary gap lifting `Y_n − f_c(q_{n,0}) = 0` without impulse block
+    /// (`initial_element_gap`).
+    LeftGap,
     /// Gap lifting at impulse level `Y − f_c(q_{n,0}) = 0` (§2.5).
     ImpulseGap,
     /// (A.2) `Υ_+ − Υ_− − J_nᵀ(v_{n,0} + ε_r v_n) = 0`.

@@ -197,13 +197,20 @@ impl Builder<'_> {
     }
 }
 
-/// `ρ_ϑ Σ ϑ²` for the slip-rate variant (5') (stage and impulse level).
+/// `ρ_ϑ Σ ϑ²` for the slip-rate variant (5') and `ρ_ϑ Σ γ_d²` for the polyhedral model (8)
+/// (stage and impulse level, `Γ_d` included).
+///
+/// Both multipliers are only bounded below without contact (§1.5, §7 item 26: `ϑ` free,
+/// `γ_d ≥ max_k(−d_kᵀv)`); the relaxed NLPs then have a flat direction along which the barrier
+/// decreases without bound, which stalls the interior-point method as `σ → 0`. The tiny cost
+/// selects the smallest admissible value (`γ_d = ‖v_t‖` for `D = [J_t, −J_t]` in 2D); where
+/// the multiplier is determined (contact) it changes nothing.
 impl Builder<'_> {
     pub(crate) fn slip_rate_cost(&self, k: usize, terms: &mut Vec<Sx>) {
-        if self.o.friction_model != FrictionModel::Conic
-            || self.o.conic_formulation != ConicFormulation::SlipRate
-            || self.o.rho_theta == 0.0
-        {
+        let slip_rate = self.o.friction_model == FrictionModel::Conic
+            && self.o.conic_formulation == ConicFormulation::SlipRate;
+        let polyhedral = self.o.friction_model == FrictionModel::Polyhedral;
+        if !(slip_rate || polyhedral) || self.o.rho_theta == 0.0 {
             return;
         }
         let rho = self.o.rho_theta;
@@ -211,8 +218,14 @@ impl Builder<'_> {
             let imp = e.impulse.iter().flat_map(|i| i.friction.iter());
             let stg = e.stages.iter().flat_map(|s| s.friction.iter());
             for f in imp.chain(stg) {
-                if let FrictionIndex::Conic { gamma, .. } = f {
-                    terms.push(self.xi(*gamma).sq() * rho);
+                match f {
+                    FrictionIndex::Conic { gamma, .. } if slip_rate => {
+                        terms.push(self.xi(*gamma).sq() * rho);
+                    }
+                    FrictionIndex::Polyhedral { gamma_d, .. } => {
+                        terms.push(self.xi(*gamma_d).sq() * rho);
+                    }
+                    _ => {}
                 }
             }
         }

@@ -196,7 +196,9 @@ pub struct FesdjOptions {
     /// Conic switch handling (default `abs`).
     pub conic_model_switch_handling: ConicSwitchHandling,
     /// Weight `ρ_ϑ` of the tiny cost `Σ ϑ²` that removes the free slip rate without contact in
-    /// the slip-rate variant (5') (our default 1e-6; the spec leaves the value open).
+    /// the slip-rate variant (5') (our default 1e-6; the spec leaves the value open). The same
+    /// weight regularises the polyhedral `γ_d`, `Γ_d`, which are equally undetermined without
+    /// contact (§7 item 26); 0 disables both.
     pub rho_theta: f64,
     /// Lift the accelerations `z_v` (3) instead of forming `M⁻¹` (default false).
     pub lift_velocity_state: bool,
@@ -206,6 +208,13 @@ pub struct FesdjOptions {
     pub fixed_eps_cls: bool,
     /// No impulse block at the first element of **every** control interval (§3.6, default false).
     pub no_initial_impacts: bool,
+    /// Where `no_initial_impacts` removes the impulse block, keep a lifted left-boundary gap
+    /// `Y_n = f_c(q_{n,0})` as the `j' = 0` member of the contact cross complementarity (20)
+    /// (default true, **[ours]**). §3.7.5 (and nosnoc) omit the member together with the block;
+    /// then a stage force may act in element 0 while the gap at its left boundary is positive,
+    /// i.e. the ball is caught inside the element without impact — a spurious solution the
+    /// homotopy finds (the §8 instance with `no_initial_impacts`, the two balls of §6.1).
+    pub initial_element_gap: bool,
     /// State boxes at element boundaries (default true).
     pub x_box_at_fe: bool,
     /// State boxes at stage points (default true).
@@ -241,6 +250,7 @@ impl Default for FesdjOptions {
             eps_cls: 1e-3,
             fixed_eps_cls: false,
             no_initial_impacts: false,
+            initial_element_gap: true,
             x_box_at_fe: true,
             x_box_at_stg: true,
             g_path_at_fe: false,

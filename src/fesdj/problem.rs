@@ -6,7 +6,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::solver::ad_nlp::{AdComplementarity, AdNlp, NlpBounds};
-use crate::solver::{MpccResult, MpccSettings};
+use crate::solver::mpcc::HomotopyStep;
+use crate::solver::{MpccResult, MpccSettings, StopMeasure};
 
 use super::error::FesdjError;
 use super::extract::Extractor;
@@ -25,8 +26,8 @@ use super::transcription::transcribe;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SolveOptions {
-    /// MPCC homotopy and interior-point settings (defaults: Scholtes, σ₀ = 1, κ = 0.1,
-    /// `max_i min(G_i, H_i) ≤ 1e-9`, as §5.4 and Appendix A).
+    /// MPCC homotopy and interior-point settings (defaults: Scholtes, σ₀ = 1, κ = 0.1, stop
+    /// when `r_⊥ = max_i G_i H_i ≤ 1e-9`, as §5.4, §5.5 and Appendix A).
     pub solver: MpccSettings,
     /// Normal impulses above this are reported as impacts
     /// ([`DEFAULT_IMPACT_THRESHOLD`]).
@@ -38,7 +39,10 @@ pub struct SolveOptions {
 impl Default for SolveOptions {
     fn default() -> Self {
         SolveOptions {
-            solver: MpccSettings::default(),
+            solver: MpccSettings {
+                stop_measure: StopMeasure::Product,
+                ..MpccSettings::default()
+            },
             impact_threshold: DEFAULT_IMPACT_THRESHOLD,
             state_threshold: DEFAULT_STATE_THRESHOLD,
         }
@@ -79,6 +83,7 @@ pub struct FesdjProblem {
     interval_vars: Vec<Vec<usize>>,
     extractor: Extractor,
     last: Option<SolveStats>,
+    homotopy: Vec<HomotopyStep>,
 }
 
 impl std::fmt::Debug for FesdjProblem {
@@ -134,6 +139,7 @@ fn interval_variables(l: &Layout, k: usize) -> Vec<usize> {
                 fr(f, &mut out);
             }
         }
+        out.extend(&e.left_gap);
         out.extend(&e.q0);
         out.extend(&e.v0);
         for s in &e.stages {
@@ -217,6 +223,7 @@ impl FesdjProblem {
             start: vec![0.0; n_w],
             layout: mpcc.layout,
             last: None,
+            homotopy: Vec::new(),
         })
     }
 
@@ -358,6 +365,11 @@ impl FesdjProblem {
     pub fn last_stats(&self) -> Option<&SolveStats> {
         self.last.as_ref()
     }
+    /// The relaxed NLPs of the last solve (σ, status, iterations, residual, time; the
+    /// polishing step has σ = 0).
+    pub fn last_homotopy(&self) -> &[HomotopyStep] {
+        &self.homotopy
+    }
 
     /// The homotopy settings of the next solve.
     pub fn solver_settings(&self) -> &MpccSettings {
@@ -450,6 +462,8 @@ impl FesdjProblem {
 
     fn record(&mut self, r: &MpccResult) -> SolveStats {
         self.solution.copy_from_slice(&r.x);
+        self.homotopy.clear();
+        self.homotopy.extend_from_slice(&r.steps);
         self.has_solution = true;
         let s = SolveStats {
             status: r.status,

@@ -148,30 +148,35 @@ impl Simulator {
 
     /// Integrate one step from `x` with control `u`; the end state is then in
     /// [`Simulator::state`] and the step's solution in the problem.
+    ///
+    /// Attempts, until one succeeds: the previous step's solution (warm start, if the previous
+    /// step succeeded), the §4.6 retry guess (`Λ_n = 7, Y = 0, Υ± = 0, λ_n = 0, y = 0`), and —
+    /// if the first attempt was warm — the default guess (§5.9) **[ours]**: the retry guess
+    /// suits steps with an impact, the default guess free-flight steps after a warm start
+    /// failed.
     pub fn step(&mut self, x: &[f64], u: &[f64]) -> Result<StepResult, FesdjError> {
         self.problem.set_initial_state(x)?;
         self.problem.fix_control(0, u)?;
-        let start = if self.warm_start && self.have_good {
-            Start::Previous
-        } else {
-            Start::Guess
-        };
-        let mut stats = self.problem.solve_only(start)?;
-        if !stats.status.is_success() && self.retry {
-            self.problem.retry_guess(&mut self.retry_guess);
-            let guess = std::mem::take(&mut self.retry_guess);
-            let r = self.problem.solve_only(Start::Primal(&guess));
-            self.retry_guess = guess;
-            let mut s2 = r?;
-            s2.solve_time_s += stats.solve_time_s;
-            s2.nlp_iterations += stats.nlp_iterations;
-            s2.homotopy_steps += stats.homotopy_steps;
-            s2.retried_steps = 1;
-            stats = s2;
+        let warm = self.warm_start && self.have_good;
+        let first = if warm { Start::Previous } else { Start::Guess };
+        let mut stats = self.problem.solve_only(first)?;
+        let mut retries = 0;
+        if self.retry {
+            if !stats.status.is_success() {
+                self.problem.retry_guess(&mut self.retry_guess);
+                let guess = std::mem::take(&mut self.retry_guess);
+                let r = self.problem.solve_only(Start::Primal(&guess));
+                self.retry_guess = guess;
+                stats = merge(stats, r?);
+                retries += 1;
+            }
+            if !stats.status.is_success() && warm {
+                stats = merge(stats, self.problem.solve_only(Start::Guess)?);
+                retries += 1;
+            }
         }
-        if !stats.status.is_success() {
-            stats.failed_steps = 1;
-        }
+        stats.retried_steps = usize::from(retries > 0);
+        stats.failed_steps = usize::from(!stats.status.is_success());
         self.have_good = stats.status.is_success();
         self.problem.final_state_into(&mut self.x);
         Ok(StepResult { stats })
@@ -216,6 +221,14 @@ impl Simulator {
         };
         Ok(b.finish(t, fin, &stats))
     }
+}
+
+/// Statistics of a later attempt `b` with the cost of the earlier `a` added.
+fn merge(a: SolveStats, mut b: SolveStats) -> SolveStats {
+    b.solve_time_s += a.solve_time_s;
+    b.nlp_iterations += a.nlp_iterations;
+    b.homotopy_steps += a.homotopy_steps;
+    b
 }
 
 /// Simulate `model` from `x0` over `T_sim` in `N_sim` FESD-J steps (§4.6) with `controls`.

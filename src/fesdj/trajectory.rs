@@ -9,14 +9,18 @@ use serde::Serialize;
 
 use crate::solver::Status;
 
-/// Default threshold above which a normal impulse `Λ_n` counts as an impact. The relaxed
-/// impulse pairs leave `Λ_n = O(σ)` (or `O(√σ)` when the gap is zero too, §1.5) where there is
-/// no impact; with the default final `σ ≈ 1e-10` every genuine impulse of the spec's examples
-/// is above `1e-2`.
-pub const DEFAULT_IMPACT_THRESHOLD: f64 = 1e-6;
+/// Default threshold above which a normal impulse `Λ_n` counts as an impact.
+///
+/// The homotopy stops at `σ ≈ 1e-9` (`r_⊥ = max G_i H_i ≤ 1e-9`, §5.4). Where a pair is
+/// biactive — `Λ_n ⊥ Y + Υ_+ + Υ_−` in persistent contact, where `Y = Υ± = 0` — the relaxed
+/// solution keeps both members at `≈ √σ ≈ 3e-5` (§1.5, §8.6), so a threshold must lie well
+/// above `√σ` and well below physical impulses (the spec's smallest are `≈ 0.1`, §6.2).
+pub const DEFAULT_IMPACT_THRESHOLD: f64 = 1e-3;
 /// Default threshold on `Σ_j λ_{n,j}` above which a contact counts as closed (loaded) in an
-/// element, and on the tangential speed `‖J_tᵀ v‖` above which a closed contact slips.
-pub const DEFAULT_STATE_THRESHOLD: f64 = 1e-6;
+/// element, and on the tangential speed `‖J_tᵀ v‖` above which a closed contact slips (the
+/// same `√σ` argument: in stick without tangential load `λ_d ⊥ δ_d` is biactive, so
+/// `|v_t| ≈ √σ`).
+pub const DEFAULT_STATE_THRESHOLD: f64 = 1e-3;
 
 /// A positive normal impulse at a grid point (§2.5, (17)).
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -321,6 +321,12 @@ impl Builder<'_> {
             None => {
                 let r: Vec<Sx> = v0.iter().zip(&vpre).map(|(&a, &b)| a - b).collect();
                 self.eqs(&r, RowKind::VelocityContinuity, at0);
+                if !e.left_gap.is_empty() {
+                    let fc = self.model.gaps(&q0)?;
+                    let y = self.x(&e.left_gap);
+                    let r: Vec<Sx> = y.iter().zip(&fc).map(|(&a, &b)| a - b).collect();
+                    self.eqs(&r, RowKind::LeftGap, at0);
+                }
             }
         }
         self.stage_rows(k, n, &e)?;

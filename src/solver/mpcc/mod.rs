@@ -34,6 +34,18 @@ pub enum Polish {
     Always,
 }
 
+/// Complementarity measure of the homotopy's stop test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopMeasure {
+    /// `max_i min(G_i, H_i)` (default).
+    Min,
+    /// `max_i G_i H_i`, the residual `r_⊥` of formulation §5.5 that nosnoc's loop tests
+    /// (§5.4). Members of biactive pairs sit at `≈ √σ` in the relaxed NLPs, so with `Min` the
+    /// loop cannot stop before `σ ≈ comp_tol²`; `Product` stops at `σ ≈ comp_tol`.
+    Product,
+}
+
 /// Settings of the MPCC homotopy.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -46,8 +58,10 @@ pub struct MpccSettings {
     pub kappa: f64,
     /// Maximum number of relaxed NLPs.
     pub max_homotopy_steps: usize,
-    /// Tolerance on `max_i min(G_i, H_i)`.
+    /// Tolerance of the stop test (on `max_i min(G_i, H_i)` by default, see `stop_measure`).
     pub comp_tol: f64,
+    /// Which complementarity measure `comp_tol` applies to.
+    pub stop_measure: StopMeasure,
     /// Polishing step.
     pub polish: Polish,
     /// Initial barrier parameter of the warm-started subproblems is `mu_warm_factor σ_k`
@@ -67,6 +81,7 @@ impl Default for MpccSettings {
             kappa: 0.1,
             max_homotopy_steps: 12,
             comp_tol: 1e-9,
+            stop_measure: StopMeasure::Min,
             polish: Polish::IfNotConverged,
             mu_warm_factor: 0.1,
             max_wall_time: f64::INFINITY,
@@ -242,6 +257,15 @@ impl<'a> MpccSolver<'a> {
         (rmin, rprod, neg)
     }
 
+    /// The stop-test measure of [`MpccSettings::stop_measure`] at `x`.
+    fn stop_residual(&mut self, x: &[f64], p: &[f64]) -> f64 {
+        let (rmin, rprod, _) = self.residuals(x, p);
+        match self.settings.stop_measure {
+            StopMeasure::Min => rmin,
+            StopMeasure::Product => rprod,
+        }
+    }
+
     fn save_solution(&mut self) {
         let s = self.ipm.solution();
         self.x.copy_from_slice(s.x);
@@ -312,6 +336,7 @@ impl<'a> MpccSolver<'a> {
             }
             let xs = self.x.clone();
             let (rmin, _, _) = self.residuals(&xs, p);
+            let r_stop = self.stop_residual(&xs, p);
             steps.push(HomotopyStep {
                 sigma,
                 status,
@@ -320,7 +345,7 @@ impl<'a> MpccSolver<'a> {
                 comp_residual: rmin,
                 time_s: ts.elapsed().as_secs_f64(),
             });
-            if ok && rmin <= st.comp_tol {
+            if ok && r_stop <= st.comp_tol {
                 converged = true;
                 break;
             }
@@ -346,9 +371,10 @@ impl<'a> MpccSolver<'a> {
         // final measures at the kept solution
         let xs = self.x.clone();
         let (rmin, rprod, neg) = self.residuals(&xs, p);
+        let r_stop = self.stop_residual(&xs, p);
         let objective = self.original_objective(p);
         let viol = self.original_violation(p).max(neg);
-        let status = if converged && rmin <= st.comp_tol {
+        let status = if converged && r_stop <= st.comp_tol {
             Status::Solved
         } else if last_status.is_success() {
             Status::ComplementarityNotMet
@@ -381,7 +407,7 @@ impl<'a> MpccSolver<'a> {
     ) -> Result<bool, SolverError> {
         let st = self.settings.clone();
         let xs = self.x.clone();
-        let (r_before, ..) = self.residuals(&xs, p);
+        let r_before = self.stop_residual(&xs, p);
         let f_before = self.original_objective(p);
         let thr = st.comp_tol.sqrt();
         for i in 0..self.relaxed.n_pairs() {
@@ -411,14 +437,15 @@ impl<'a> MpccSolver<'a> {
         )?;
         *iters += self.ipm.info().iterations;
         let xp = self.ipm.solution().x.to_vec();
-        let (r_after, ..) = self.residuals(&xp, p);
+        let r_after = self.stop_residual(&xp, p);
+        let (rmin_after, ..) = self.residuals(&xp, p);
         self.relaxed.fix.fill(0);
         steps.push(HomotopyStep {
             sigma: 0.0,
             status,
             iterations: self.ipm.info().iterations,
             objective: self.ipm.info().objective,
-            comp_residual: r_after,
+            comp_residual: rmin_after,
             time_s: ts.elapsed().as_secs_f64(),
         });
         let f_after = self.ipm.info().objective;
