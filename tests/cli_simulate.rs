@@ -65,8 +65,6 @@ fn ball_1d_bounces_exactly() {
 }
 
 #[test]
-#[ignore = "needs the fesdj-sim fixes after ac44151 (polyhedral γ_d regularisation, product stop \
-            test): with main's solve layer 13 of 40 steps fail; passes on fesdj-sim a14b799"]
 fn ball_2d_slips_then_sticks_exactly() {
     let (doc, _) = run(&["simulate", "config/bouncing_ball_2d.yaml"], "ball2d");
     assert_eq!(doc["status"], "Solved");

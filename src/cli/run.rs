@@ -68,12 +68,16 @@ pub enum RunError {
 }
 
 /// The solve options of a problem file: the `solver` section (MpccSettings) with the default
-/// impact and state thresholds of the trajectory.
+/// impact and state thresholds of the trajectory. Unless the file (or `--set`) chooses
+/// `solver.stop_measure`, the FESD-J solve layer's own default (the product measure of §5.5)
+/// applies.
 pub fn solve_options(problem: &Problem) -> SolveOptions {
-    SolveOptions {
-        solver: problem.config.solver.clone(),
-        ..SolveOptions::default()
+    let defaults = SolveOptions::default();
+    let mut solver = problem.config.solver.clone();
+    if !problem.was_set("solver.stop_measure") {
+        solver.stop_measure = defaults.solver.stop_measure;
     }
+    SolveOptions { solver, ..defaults }
 }
 
 /// Labels of the plot from the problem's names.
