@@ -9,10 +9,10 @@
 //!   identical NLP (`ipopt-baseline` feature of the solver branch) is left until that feature
 //!   is on main.
 
-#[path = "../tests/fesdj_models/mod.rs"]
-mod models;
 #[path = "../tests/fesdj_ocp_models/mod.rs"]
 mod ocps;
+
+use ocps::models;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use fesdj_mpc::fesdj::{
