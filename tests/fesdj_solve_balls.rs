@@ -314,8 +314,8 @@ fn plain_conic_kkt_multipliers_grow() {
     };
     // ComplementarityNotMet = the last relaxed NLP succeeded (comp_tol is unreachable here).
     let kkt: Vec<(Status, f64)> = (1..=3).map(|k| run(ConicFormulation::Kkt, k)).collect();
-    for k in 0..3 {
-        assert_eq!(kkt[k].0, Status::ComplementarityNotMet, "KKT σ = 1e-{k}");
+    for (k, (st, _)) in kkt.iter().enumerate() {
+        assert_eq!(*st, Status::ComplementarityNotMet, "KKT σ = 1e-{k}");
     }
     assert!(
         kkt[1].1 > 3.0 * kkt[0].1 && kkt[2].1 > 3.0 * kkt[1].1,

@@ -244,3 +244,79 @@ fn no_initial_impacts_needs_the_left_gap() {
         }
     }
 }
+
+/// The OUT.json contract: field names of the serialised trajectory.
+#[test]
+fn trajectory_json_contract() {
+    let mut p = problem(0.5, &options_s8(fesdj_mpc::fesdj::CrossCompMode::FeStage));
+    let tr = p.solve(Start::Guess).unwrap();
+    let j = serde_json::to_value(&tr).unwrap();
+    for key in [
+        "status",
+        "objective",
+        "comp_residual",
+        "solve_time_s",
+        "t",
+        "q",
+        "v",
+        "u",
+        "stage_forces",
+        "impacts",
+        "final",
+        "switch_times",
+        "nlp_iterations",
+        "homotopy_steps",
+    ] {
+        assert!(j.get(key).is_some(), "missing {key}");
+    }
+    assert_eq!(j["status"], "Solved");
+    let imp = &j["impacts"][0];
+    for key in ["t", "contact", "Lambda_n"] {
+        assert!(imp.get(key).is_some(), "impact lacks {key}");
+    }
+    assert!(j["final"].get("q").is_some() && j["final"].get("v").is_some());
+    assert_eq!(j["t"].as_array().unwrap().len(), 5);
+}
+
+/// MPC use (§4.8): three control intervals (0.6 s) of free flight from q_0 = 5; after a solve, the
+/// shifted start holds interval k + 1 in interval k, and re-solving from the state at the end
+/// of interval 0 (the "next sample") with the shifted start and σ₀ = 1e-2 reproduces the
+/// shifted trajectory.
+#[test]
+fn shifted_warm_start() {
+    let o = FesdjOptions {
+        n_intervals: 3,
+        t_final: 0.6,
+        ..options_s8(fesdj_mpc::fesdj::CrossCompMode::FeStage)
+    };
+    let mut p = problem(5.0, &o);
+    let tr = p.solve(Start::Guess).unwrap();
+    assert_eq!(tr.status, Status::Solved);
+    assert_eq!(tr.t_u.len(), 3);
+    let w = p.solution().unwrap().to_vec();
+    let l = p.layout().clone();
+    let mut shifted = vec![0.0; p.n_w()];
+    p.shifted_solution(&mut shifted);
+    let (q1, v1) = l.interval_end(1);
+    let (q0, v0) = l.interval_end(0);
+    assert_eq!(shifted[q0[0]], w[q1[0]]);
+    assert_eq!(shifted[v0[0]], w[v1[0]]);
+    let x1 = [w[q0[0]], w[v0[0]]];
+    p.set_initial_state(&x1).unwrap();
+    p.set_sigma0(1e-2).unwrap();
+    p.set_max_wall_time(10.0).unwrap();
+    let tr2 = p.solve(Start::Shifted).unwrap();
+    assert_eq!(tr2.status, Status::Solved);
+    let w2 = p.solution().unwrap();
+    assert!(
+        (w2[q0[0]] - w[q1[0]]).abs() < 1e-7,
+        "{} vs {}",
+        w2[q0[0]],
+        w[q1[0]]
+    );
+    assert!(tr2.homotopy_steps <= tr.homotopy_steps);
+    // The new interval 1 is the old interval 2 (same steps, same implicit-Euler solution).
+    let (q2, v2) = l.interval_end(2);
+    let (q1n, v1n) = l.interval_end(1);
+    assert!((w2[q1n[0]] - w[q2[0]]).abs() < 1e-7 && (w2[v1n[0]] - w[v2[0]]).abs() < 1e-7);
+}

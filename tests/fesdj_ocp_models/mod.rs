@@ -15,7 +15,7 @@ fn weighted(x: &[Sx], r: &[f64], w: &[f64]) -> Sx {
     let mut s = Sx::constant(0.0);
     for ((&xi, &ri), &wi) in x.iter().zip(r).zip(w) {
         if wi != 0.0 {
-            s = s + (xi - ri).sq() * wi;
+            s += (xi - ri).sq() * wi;
         }
     }
     s
