@@ -31,7 +31,6 @@ fn report(name: &str, p: &FesdjProblem, tr: &Trajectory) {
     }
 }
 
-
 fn check_discs_swapped(tr: &Trajectory, tol: f64) {
     let q = &tr.final_state.q;
     let want = [2.0, 0.0, -2.0, 0.0];
