@@ -108,6 +108,8 @@ pub(crate) struct OwnedSolver {
     solver: ManuallyDrop<MpccSolver<'static>>,
     nlp: NonNull<FesdjNlp>,
     comp: NonNull<AdComplementarity>,
+    /// The result of the last solve, its vectors reused by the next one.
+    result: MpccResult,
 }
 
 impl OwnedSolver {
@@ -129,6 +131,19 @@ impl OwnedSolver {
                 solver: ManuallyDrop::new(solver),
                 nlp,
                 comp,
+                result: MpccResult {
+                    status: crate::solver::Status::MaxIterations,
+                    objective: f64::NAN,
+                    comp_residual: f64::INFINITY,
+                    comp_residual_product: f64::INFINITY,
+                    max_constraint_violation: f64::INFINITY,
+                    nlp_iterations: 0,
+                    homotopy_steps: 0,
+                    polished: false,
+                    time_s: 0.0,
+                    x: Vec::new(),
+                    steps: Vec::new(),
+                },
             }),
             Err(e) => {
                 // SAFETY: the solver was not built, so no reference to the boxes survives.
@@ -155,8 +170,11 @@ impl OwnedSolver {
         self.solver.set_settings(s)
     }
 
-    pub fn solve(&mut self, p: &[f64], x0: Option<&[f64]>) -> Result<MpccResult, SolverError> {
-        self.solver.solve(p, x0)
+    /// Solve; the result lives in this solver and its buffers are reused (after the first
+    /// solve, no allocation).
+    pub fn solve(&mut self, p: &[f64], x0: Option<&[f64]>) -> Result<&MpccResult, SolverError> {
+        self.solver.solve_into(p, x0, &mut self.result)?;
+        Ok(&self.result)
     }
 }
 

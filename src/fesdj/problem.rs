@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::solver::ad_nlp::{AdComplementarity, AdNlp, NlpBounds};
 use crate::solver::mpcc::HomotopyStep;
-use crate::solver::{MpccResult, MpccSettings, StopMeasure};
+use crate::solver::{MpccSettings, StopMeasure};
 
 use super::error::FesdjError;
 use super::extract::Extractor;
@@ -456,11 +456,7 @@ impl FesdjProblem {
         let r = self.solver.solve(&self.p, Some(&x));
         self.start = x;
         let r = r?;
-        let stats = self.record(&r);
-        Ok(stats)
-    }
-
-    fn record(&mut self, r: &MpccResult) -> SolveStats {
+        // Field-wise so that the solver's result is read in place (no copy of it).
         self.solution.copy_from_slice(&r.x);
         self.homotopy.clear();
         self.homotopy.extend_from_slice(&r.steps);
@@ -477,7 +473,7 @@ impl FesdjProblem {
             retried_steps: 0,
         };
         self.last = Some(s);
-        s
+        Ok(s)
     }
 
     /// Append the last solution's samples (times shifted by `t0`) to `b`; returns the end time.

@@ -203,7 +203,7 @@ impl Controller {
         let accepted = stats.status.is_success()
             || (stats.status == Status::ComplementarityNotMet
                 && stats.homotopy_steps > 0
-                && stats.comp_residual_min <= self.settings.accept_comp_residual);
+                && stats.comp_residual <= self.settings.accept_comp_residual);
         let verified = accepted && self.verify_solution();
         self.current.last_attempt = stats.status;
         if verified {
@@ -216,7 +216,7 @@ impl Controller {
             self.candidate.solve_time_s = stats.solve_time_s;
             self.candidate.homotopy_steps = stats.homotopy_steps;
             self.candidate.nlp_iterations = stats.nlp_iterations;
-            self.candidate.comp_residual = stats.comp_residual_min;
+            self.candidate.comp_residual = stats.comp_residual;
             std::mem::swap(&mut self.current, &mut self.candidate);
             let last = self.current.n_points() - 1;
             self.q_hold.copy_from_slice(self.current.q_at(last));

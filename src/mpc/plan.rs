@@ -56,7 +56,7 @@ pub struct Plan {
     pub homotopy_steps: usize,
     /// Interior-point iterations of the solve.
     pub nlp_iterations: usize,
-    /// `max_i min(G_i, H_i)` of the solution.
+    /// `max_i G_i H_i` of the solution (spec §5.5, the FESD-J homotopy's stop measure).
     pub comp_residual: f64,
 }
 

@@ -18,7 +18,7 @@ pub struct MpcSettings {
     /// true; false re-uses it in place).
     pub shift: bool,
     /// A plan is verified when the solver succeeded, or when its last NLP succeeded but the
-    /// homotopy stopped with `max_i min(G_i, H_i)` above the solver's tolerance yet at most
+    /// homotopy stopped with `max_i G_i H_i` (§5.5) above the solver's tolerance yet at most
     /// this (default 1e-6); and every value of it is finite and within the effort limits.
     pub accept_comp_residual: f64,
     /// Coordinate actuated by each control input (for the fallback law; length `n_u`).

@@ -183,6 +183,12 @@ pub struct MpccSolver<'a> {
     zu: Vec<f64>,
     gv: Vec<f64>,
     hv: Vec<f64>,
+    /// Scratch copies of the primal point (sized once, so that a solve allocates nothing).
+    xs: Vec<f64>,
+    xp: Vec<f64>,
+    steps: Vec<HomotopyStep>,
+    /// Scratch of `original_violation`: x_L, x_U, g_L, g_U, g of the original NLP.
+    viol: [Vec<f64>; 5],
 }
 
 impl<'a> MpccSolver<'a> {
@@ -199,13 +205,23 @@ impl<'a> MpccSolver<'a> {
         Ok(MpccSolver {
             relaxed,
             ipm,
-            settings,
             x: vec![0.0; n],
             lam: vec![0.0; m],
             zl: vec![0.0; n],
             zu: vec![0.0; n],
             gv: vec![0.0; k],
             hv: vec![0.0; k],
+            xs: vec![0.0; n],
+            xp: vec![0.0; n],
+            steps: Vec::with_capacity(settings.max_homotopy_steps + 2),
+            viol: [
+                vec![0.0; nlp.n()],
+                vec![0.0; nlp.n()],
+                vec![0.0; nlp.m()],
+                vec![0.0; nlp.m()],
+                vec![0.0; nlp.m()],
+            ],
+            settings,
         })
     }
 
@@ -276,9 +292,51 @@ impl<'a> MpccSolver<'a> {
 
     /// Run the homotopy with parameters `p` from `x0` (or the NLP's initial point).
     pub fn solve(&mut self, p: &[f64], x0: Option<&[f64]>) -> Result<MpccResult, SolverError> {
+        let mut out = MpccResult {
+            status: Status::MaxIterations,
+            objective: f64::NAN,
+            comp_residual: f64::INFINITY,
+            comp_residual_product: f64::INFINITY,
+            max_constraint_violation: f64::INFINITY,
+            nlp_iterations: 0,
+            homotopy_steps: 0,
+            polished: false,
+            time_s: 0.0,
+            x: Vec::new(),
+            steps: Vec::new(),
+        };
+        self.solve_into(p, x0, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`MpccSolver::solve`] into a result whose vectors are reused: with `out` from an earlier
+    /// solve of this solver, the whole homotopy allocates nothing.
+    pub fn solve_into(
+        &mut self,
+        p: &[f64],
+        x0: Option<&[f64]>,
+        out: &mut MpccResult,
+    ) -> Result<(), SolverError> {
         let t0 = Instant::now();
         let st = self.settings.clone();
-        let mut steps = Vec::with_capacity(st.max_homotopy_steps + 1);
+        let mut steps = std::mem::take(&mut self.steps);
+        steps.clear();
+        let r = self.homotopy(p, x0, &st, t0, &mut steps, out);
+        out.steps.clear();
+        out.steps.extend_from_slice(&steps);
+        self.steps = steps;
+        r
+    }
+
+    fn homotopy(
+        &mut self,
+        p: &[f64],
+        x0: Option<&[f64]>,
+        st: &MpccSettings,
+        t0: Instant,
+        steps: &mut Vec<HomotopyStep>,
+        out: &mut MpccResult,
+    ) -> Result<(), SolverError> {
         let mut sigma = st.sigma0;
         let mut iters = 0usize;
         let mut converged = false;
@@ -334,9 +392,11 @@ impl<'a> MpccSolver<'a> {
                 self.save_solution();
                 have_solution = true;
             }
-            let xs = self.x.clone();
+            let mut xs = std::mem::take(&mut self.xs);
+            xs.copy_from_slice(&self.x);
             let (rmin, _, _) = self.residuals(&xs, p);
             let r_stop = self.stop_residual(&xs, p);
+            self.xs = xs;
             steps.push(HomotopyStep {
                 sigma,
                 status,
@@ -362,16 +422,18 @@ impl<'a> MpccSolver<'a> {
             Polish::Always => true,
         };
         if want_polish && have_solution {
-            polished = self.polish(p, &mut steps, &mut iters, converged, t0)?;
+            polished = self.polish(p, steps, &mut iters, converged, t0)?;
             if polished {
                 converged = true;
                 last_status = Status::Solved;
             }
         }
         // final measures at the kept solution
-        let xs = self.x.clone();
+        let mut xs = std::mem::take(&mut self.xs);
+        xs.copy_from_slice(&self.x);
         let (rmin, rprod, neg) = self.residuals(&xs, p);
         let r_stop = self.stop_residual(&xs, p);
+        self.xs = xs;
         let objective = self.original_objective(p);
         let viol = self.original_violation(p).max(neg);
         let status = if converged && r_stop <= st.comp_tol {
@@ -381,19 +443,18 @@ impl<'a> MpccSolver<'a> {
         } else {
             last_status
         };
-        Ok(MpccResult {
-            status,
-            objective,
-            comp_residual: rmin,
-            comp_residual_product: rprod,
-            max_constraint_violation: viol,
-            nlp_iterations: iters,
-            homotopy_steps,
-            polished,
-            time_s: t0.elapsed().as_secs_f64(),
-            x: xs,
-            steps,
-        })
+        out.status = status;
+        out.objective = objective;
+        out.comp_residual = rmin;
+        out.comp_residual_product = rprod;
+        out.max_constraint_violation = viol;
+        out.nlp_iterations = iters;
+        out.homotopy_steps = homotopy_steps;
+        out.polished = polished;
+        out.time_s = t0.elapsed().as_secs_f64();
+        out.x.clear();
+        out.x.extend_from_slice(&self.x);
+        Ok(())
     }
 
     /// Fix the active set at the current solution and re-solve. Returns true if kept.
@@ -406,7 +467,8 @@ impl<'a> MpccSolver<'a> {
         t0: Instant,
     ) -> Result<bool, SolverError> {
         let st = self.settings.clone();
-        let xs = self.x.clone();
+        let mut xs = std::mem::take(&mut self.xs);
+        xs.copy_from_slice(&self.x);
         let r_before = self.stop_residual(&xs, p);
         let f_before = self.original_objective(p);
         let thr = st.comp_tol.sqrt();
@@ -425,7 +487,7 @@ impl<'a> MpccSolver<'a> {
         s.max_wall_time = (st.max_wall_time - t0.elapsed().as_secs_f64()).max(1e-3);
         self.ipm.set_settings(s)?;
         let ts = Instant::now();
-        let status = self.ipm.solve(
+        let solved = self.ipm.solve(
             &self.relaxed,
             p,
             Start::Warm {
@@ -434,11 +496,15 @@ impl<'a> MpccSolver<'a> {
                 z_l: &self.zl,
                 z_u: &self.zu,
             },
-        )?;
+        );
+        self.xs = xs;
+        let status = solved?;
         *iters += self.ipm.info().iterations;
-        let xp = self.ipm.solution().x.to_vec();
+        let mut xp = std::mem::take(&mut self.xp);
+        xp.copy_from_slice(self.ipm.solution().x);
         let r_after = self.stop_residual(&xp, p);
         let (rmin_after, ..) = self.residuals(&xp, p);
+        self.xp = xp;
         self.relaxed.fix.fill(0);
         steps.push(HomotopyStep {
             sigma: 0.0,
@@ -470,14 +536,12 @@ impl<'a> MpccSolver<'a> {
         self.relaxed.inner()
     }
 
-    fn original_violation(&self, p: &[f64]) -> f64 {
-        let nlp = self.relaxed_inner();
+    fn original_violation(&mut self, p: &[f64]) -> f64 {
+        let [xl, xu, gl, gu, g] = &mut self.viol;
+        let nlp = self.relaxed.inner();
         let (n, m) = (nlp.n(), nlp.m());
-        let (mut xl, mut xu, mut gl, mut gu) =
-            (vec![0.0; n], vec![0.0; n], vec![0.0; m], vec![0.0; m]);
-        nlp.bounds(&mut xl, &mut xu, &mut gl, &mut gu);
-        let mut g = vec![0.0; m];
-        if nlp.eval_g(&self.x, p, &mut g).is_err() {
+        nlp.bounds(xl, xu, gl, gu);
+        if nlp.eval_g(&self.x, p, g).is_err() {
             return f64::INFINITY;
         }
         let mut v = 0.0f64;
