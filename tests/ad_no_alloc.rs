@@ -1,36 +1,11 @@
 //! `Function::eval` and `MappedFunction::eval` perform no heap allocation (counting allocator).
 
+#[path = "alloc_common/mod.rs"]
+mod alloc_common;
+
 use fesdj_mpc::ad::{
     hessian_of_lagrangian, jacobian, Function, Gather, MappedFunction, Scalar, Scatter, Sx,
 };
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-struct Counting;
-static ALLOCS: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::SeqCst);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::SeqCst);
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-fn allocations_during(f: impl FnOnce()) -> usize {
-    let before = ALLOCS.load(Ordering::SeqCst);
-    f();
-    ALLOCS.load(Ordering::SeqCst) - before
-}
 
 #[test]
 fn eval_and_mapped_eval_do_not_allocate() {
@@ -69,7 +44,7 @@ fn eval_and_mapped_eval_do_not_allocate() {
     let big: Vec<f64> = (0..8).map(|i| 0.1 * i as f64 + 0.2).collect();
     let mut dest = vec![0.0; 60];
 
-    let n = allocations_during(|| {
+    let n = alloc_common::allocations_during(|| {
         for _ in 0..100 {
             f.eval(&[&xv, &pv], &mut [&mut out], &mut ws).unwrap();
             jf.eval(&[&xv, &pv], &mut [&mut jout], &mut wj).unwrap();
@@ -87,7 +62,7 @@ fn eval_and_mapped_eval_do_not_allocate() {
         .chain(&dest)
         .all(|v| v.is_finite()));
     // The counter works: a Vec allocation is seen.
-    let seen = allocations_during(|| {
+    let seen = alloc_common::allocations_during(|| {
         let v: Vec<f64> = std::hint::black_box(vec![1.0; 16]);
         drop(v);
     });

@@ -1,5 +1,8 @@
 //! The model algorithms perform no heap allocation once `Data` exists (counting allocator).
 
+#[path = "alloc_common/mod.rs"]
+mod alloc_common;
+
 mod common;
 
 use fesdj_mpc::model::{
@@ -7,28 +10,6 @@ use fesdj_mpc::model::{
     integrate, nonlinear_effects, rnea, update_frame_placements, ContactSpec, Data, Model,
     ModelOptions, ReferenceFrame, RootJoint, SurfaceSpec,
 };
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-struct Counting;
-static ALLOCS: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::SeqCst);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::SeqCst);
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
 
 #[test]
 fn algorithms_do_not_allocate() {
@@ -63,7 +44,7 @@ fn algorithms_do_not_allocate() {
         let mut jac = vec![0.0; 6 * model.nv];
         let (mut jn, mut jt) = (vec![0.0; model.nv], vec![0.0; 2 * model.nv]);
         q[model.nq - 1] = 0.3;
-        let before = ALLOCS.load(Ordering::SeqCst);
+        let before = alloc_common::allocations();
         rnea(&model, &mut data, &q, &v, &v).unwrap();
         nonlinear_effects(&model, &mut data, &q, &v).unwrap();
         gravity(&model, &mut data, &q).unwrap();
@@ -75,7 +56,7 @@ fn algorithms_do_not_allocate() {
         frame_jacobian(&model, &data, 3, ReferenceFrame::Local, &mut jac).unwrap();
         contact_jacobians(&model, &data, &contact, &mut jn, &mut jt).unwrap();
         integrate(&model, &q, &v, &mut q1).unwrap();
-        let after = ALLOCS.load(Ordering::SeqCst);
+        let after = alloc_common::allocations();
         assert_eq!(after - before, 0, "{root:?}");
     }
 }

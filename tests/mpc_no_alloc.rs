@@ -1,32 +1,13 @@
 //! A control tick (set_state, solve, control) after warm-up performs no heap allocation: the
 //! controller's plans, the FESD-J problem and the MPCC homotopy reuse buffers sized once.
 
+#[path = "alloc_common/mod.rs"]
+mod alloc_common;
+
 #[path = "mpc_common/mod.rs"]
 mod common;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
-
-struct Counting;
-static ALLOCS: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::SeqCst);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::SeqCst);
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
 
 #[test]
 fn control_ticks_do_not_allocate() {
@@ -46,11 +27,11 @@ fn control_ticks_do_not_allocate() {
     for k in 0..8 {
         let t = 0.1 * k as f64;
         // Count the controller's tick only (the plant and the bookkeeping are outside).
-        let before = ALLOCS.load(Ordering::SeqCst);
+        let before = alloc_common::allocations();
         ctrl.set_state(t, &x[..2], &x[2..]).unwrap();
         let source = ctrl.solve(deadline).unwrap().source;
         u[0] = ctrl.control(t)[0];
-        let n = ALLOCS.load(Ordering::SeqCst) - before;
+        let n = alloc_common::allocations() - before;
         // Warm-up: the cold start and the first warm starts size every buffer.
         if k >= 3 {
             counted += n;

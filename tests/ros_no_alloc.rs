@@ -4,11 +4,12 @@
 //! report (counting allocator, single test so no other thread allocates meanwhile). RustDDS's
 //! own serialisation and deserialisation are outside this check.
 
+#[path = "alloc_common/mod.rs"]
+mod alloc_common;
+
 #[path = "ros_common/mod.rs"]
 mod common;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration as StdDuration, Instant};
 
 use common::analytic::AnalyticPlanner;
@@ -17,26 +18,6 @@ use fesdj_mpc::ros::msg::{DiagnosticArray, Header, JointState, JointTrajectory, 
 use fesdj_mpc::ros::node::fill_trajectory;
 use fesdj_mpc::ros::validate::StateValidator;
 use fesdj_mpc::ros::{Plan, PlanProvider};
-
-struct Counting;
-static ALLOCS: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::SeqCst);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::SeqCst);
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
 
 #[test]
 fn control_tick_path_does_not_allocate() {
@@ -86,11 +67,11 @@ fn control_tick_path_does_not_allocate() {
     // Warm-up sizes every buffer.
     tick(0, &mut msg);
     tick(1, &mut msg);
-    let before = ALLOCS.load(Ordering::SeqCst);
+    let before = alloc_common::allocations();
     for k in 2..502 {
         tick(k, &mut msg);
     }
-    let allocations = ALLOCS.load(Ordering::SeqCst) - before;
+    let allocations = alloc_common::allocations() - before;
     println!("{allocations} allocations in 500 ticks");
     assert_eq!(allocations, 0, "{allocations} allocations in 500 ticks");
     assert_eq!(trajectory.points.len(), 21);
