@@ -1,0 +1,680 @@
+#!/usr/bin/env python3
+"""MuJoCo plant for the fesdj_mpc node, bridged over ROS 2 DDS (a test tool, not the product).
+
+    python3 tools/mujoco_sim.py --scenario tools/scenarios/hopper.yaml [--duration 10]
+        [--domain-id 0] [--command-timeout 0.1] [--log run.json] [--frames strip.png]
+        [--effort-joints hip,leg] [--print-mjcf]
+
+A scenario file (tools/scenarios/*.yaml) names the node's problem config (`config:`), whose
+`model.robot` section (urdf, root, actuated, contacts; `model.mu`; `initial.q`) gives the robot,
+or carries such a `robot:` section itself, plus the environment: `ground`, `table`, `box`,
+`obstacles` (see tools/scenarios/README.md).
+
+The robot is compiled from the URDF by this tool (one MuJoCo body per link, inertials as written,
+fixed joints as welded bodies; visuals, meshes and URDF collision geometry are dropped). The
+root joint follows the config: a free joint (`root_joint`) for `floating` / `floating_zyx`,
+slide/hinge joints named as our model names the base coordinates (`root_x`, `root_z`,
+`root_pitch` for `planar_xz`; `root_x`, `root_y`, `root_yaw` for `planar_xy`), none for `fixed`.
+Each config contact becomes a collision sphere in its frame's body; a point contact (radius 0)
+becomes a sphere of `point_radius` centred at the point, and the ground under point contacts is
+lowered by that radius, so contact starts when the point reaches the configured height. One
+motor per actuated joint, limited to the URDF effort.
+
+Running: physics at 1 kHz paced to the wall clock; `joint_states` (sensor_msgs/JointState) at
+250 Hz with every hinge/slide joint of the robot in our model's coordinate order (the planar root
+coordinates included), effort = applied actuator force; for a floating base also `odom`
+(nav_msgs/Odometry: world pose, twist in the base frame); a scenario box is published as extra
+joints `box_x`, `box_y`, `box_yaw`. The latest `/fesdj_mpc/effort_command`
+(std_msgs/Float64MultiArray in `--effort-joints` order, default the config's `actuated`) is held;
+a command older than `--command-timeout` seconds is replaced by zero torque. The log (JSON,
+`--log`) has, at 250 Hz: time, q, v, applied command, command age, contact forces and contact
+point positions, plus a summary. SIGINT/SIGTERM end the run cleanly (log written, exit 0).
+"""
+
+import argparse
+import json
+import math
+import os
+import signal
+import struct
+import sys
+import time
+import xml.etree.ElementTree as ET
+import zlib
+
+import numpy as np
+import yaml
+
+TOOLS = os.path.dirname(os.path.abspath(__file__))
+
+ROOT_COORDS = {
+    "fixed": [],
+    "floating": [],  # free joint
+    "floating_zyx": [],  # free joint; the node reads the base from odom
+    "planar_xz": [("root_x", "slide", (1, 0, 0)), ("root_z", "slide", (0, 0, 1)), ("root_pitch", "hinge", (0, 1, 0))],
+    "planar_xy": [("root_x", "slide", (1, 0, 0)), ("root_y", "slide", (0, 1, 0)), ("root_yaw", "hinge", (0, 0, 1))],
+}
+ROBOT_CONTYPE, ROBOT_CONAFFINITY = 2, 0  # robot spheres touch the environment, not each other
+ENV_CONTYPE, ENV_CONAFFINITY = 1, 3
+
+
+class SetupError(Exception):
+    pass
+
+
+# --- URDF --------------------------------------------------------------------------------------
+def _floats(text, n, default):
+    if text is None:
+        return list(default)
+    v = [float(x) for x in text.split()]
+    if len(v) != n:
+        raise SetupError(f"expected {n} numbers, got '{text}'")
+    return v
+
+
+def rpy_matrix(rpy):
+    r, p, y = rpy
+    cr, sr, cp, sp, cy, sy = math.cos(r), math.sin(r), math.cos(p), math.sin(p), math.cos(y), math.sin(y)
+    rx = np.array([[1, 0, 0], [0, cr, -sr], [0, sr, cr]])
+    ry = np.array([[cp, 0, sp], [0, 1, 0], [-sp, 0, cp]])
+    rz = np.array([[cy, -sy, 0], [sy, cy, 0], [0, 0, 1]])
+    return rz @ ry @ rx
+
+
+def mat_quat(r):
+    """Unit quaternion (w, x, y, z) of a rotation matrix."""
+    import mujoco
+
+    q = np.zeros(4)
+    mujoco.mju_mat2Quat(q, np.asarray(r, dtype=float).reshape(9))
+    return q
+
+
+def parse_urdf(path):
+    """Links (mass, com, inertia about the com in link axes) and joints of a URDF file."""
+    try:
+        root = ET.parse(path).getroot()
+    except (OSError, ET.ParseError) as e:
+        raise SetupError(f"{path}: {e}") from e
+    links = {}
+    for l in root.findall("link"):
+        inertial = l.find("inertial")
+        link = {"name": l.get("name"), "mass": 0.0, "com": [0.0] * 3, "inertia": np.zeros((3, 3))}
+        if inertial is not None:
+            o = inertial.find("origin")
+            xyz = _floats(o.get("xyz") if o is not None else None, 3, [0, 0, 0])
+            rpy = _floats(o.get("rpy") if o is not None else None, 3, [0, 0, 0])
+            m = inertial.find("mass")
+            link["mass"] = float(m.get("value")) if m is not None else 0.0
+            i = inertial.find("inertia")
+            g = (lambda k: float(i.get(k, "0"))) if i is not None else (lambda k: 0.0)
+            ic = np.array(
+                [[g("ixx"), g("ixy"), g("ixz")], [g("ixy"), g("iyy"), g("iyz")], [g("ixz"), g("iyz"), g("izz")]]
+            )
+            r = rpy_matrix(rpy)
+            link["com"] = xyz
+            link["inertia"] = r @ ic @ r.T
+        if l.find("visual/geometry/mesh") is not None or l.find("collision/geometry/mesh") is not None:
+            link["had_mesh"] = True
+        links[link["name"]] = link
+    joints = []
+    for j in root.findall("joint"):
+        o = j.find("origin")
+        lim = j.find("limit")
+        dyn = j.find("dynamics")
+        ax = j.find("axis")
+        joints.append(
+            {
+                "name": j.get("name"),
+                "type": j.get("type"),
+                "parent": j.find("parent").get("link"),
+                "child": j.find("child").get("link"),
+                "xyz": _floats(o.get("xyz") if o is not None else None, 3, [0, 0, 0]),
+                "rpy": _floats(o.get("rpy") if o is not None else None, 3, [0, 0, 0]),
+                "axis": _floats(ax.get("xyz") if ax is not None else None, 3, [1, 0, 0]),
+                "lower": float(lim.get("lower", "0")) if lim is not None else None,
+                "upper": float(lim.get("upper", "0")) if lim is not None else None,
+                "effort": float(lim.get("effort")) if lim is not None and lim.get("effort") else None,
+                "damping": float(dyn.get("damping", "0")) if dyn is not None else 0.0,
+            }
+        )
+    children = {j["child"] for j in joints}
+    roots = [n for n in links if n not in children]
+    if len(roots) != 1:
+        raise SetupError(f"{path}: expected one root link, found {roots}")
+    return {"name": root.get("name"), "links": links, "joints": joints, "root": roots[0]}
+
+
+def movable(j):
+    return j["type"] in ("revolute", "continuous", "prismatic")
+
+
+def dfs_joints(urdf):
+    """Joints depth first from the root, children in declaration order (our model's order)."""
+    out = []
+
+    def visit(link):
+        for j in urdf["joints"]:
+            if j["parent"] == link:
+                out.append(j)
+                visit(j["child"])
+
+    visit(urdf["root"])
+    return out
+
+
+# --- setup: scenario + node config ---------------------------------------------------------------
+def load_setup(scenario_path, config_path=None):
+    sdir = os.path.dirname(os.path.abspath(scenario_path))
+    try:
+        with open(scenario_path) as f:
+            sc = yaml.safe_load(f) or {}
+    except (OSError, yaml.YAMLError) as e:
+        raise SetupError(f"{scenario_path}: {e}") from e
+    mu = sc.get("mu")
+    initial = (sc.get("initial") or {}).get("q")
+    if config_path is None and sc.get("config"):
+        config_path = os.path.join(sdir, sc["config"])
+    if config_path is not None:
+        try:
+            with open(config_path) as f:
+                cfg = yaml.safe_load(f)
+        except (OSError, yaml.YAMLError) as e:
+            raise SetupError(f"{config_path}: {e}") from e
+        model = cfg.get("model") or {}
+        robot = model.get("robot")
+        if robot is None:
+            raise SetupError(f"{config_path}: no model.robot section")
+        base = os.path.dirname(os.path.abspath(config_path))
+        mu = model.get("mu", mu)
+        if initial is None:
+            initial = (cfg.get("initial") or {}).get("q")
+    else:
+        robot = sc.get("robot")
+        if robot is None:
+            raise SetupError(f"{scenario_path}: neither `config` nor `robot`")
+        base = sdir
+        mu = robot.get("mu", mu)
+    root = robot.get("root", "fixed")
+    if root not in ROOT_COORDS:
+        raise SetupError(f"root `{root}` is not one of {sorted(ROOT_COORDS)}")
+    urdf_path = os.path.normpath(os.path.join(base, robot["urdf"]))
+    return {
+        "scenario": sc,
+        "scenario_path": os.path.abspath(scenario_path),
+        "config_path": os.path.abspath(config_path) if config_path else None,
+        "urdf_path": urdf_path,
+        "urdf": parse_urdf(urdf_path),
+        "root": root,
+        "actuated": list(robot.get("actuated", [])),
+        "contacts": list(robot.get("contacts", [])),
+        "mu": float(mu) if mu is not None else 0.0,
+        "initial_q": initial,
+        "gravity": robot.get("gravity", [0, 0, -9.81]),
+    }
+
+
+def coordinate_names(setup):
+    """Names of our model's coordinates q (root coordinates, then URDF joints depth first)."""
+    root = setup["root"]
+    names = [c[0] for c in ROOT_COORDS[root]]
+    if root == "floating_zyx":
+        names = ["root_x", "root_y", "root_z", "root_yaw", "root_pitch", "root_roll"]
+    return names + [j["name"] for j in dfs_joints(setup["urdf"]) if movable(j)]
+
+
+# --- MJCF ----------------------------------------------------------------------------------------
+def _v(x):
+    return " ".join(f"{float(a):.17g}" for a in x)
+
+
+def build_mjcf(setup):
+    """The MJCF text of the scenario and a description of what it contains."""
+    urdf, sc = setup["urdf"], setup["scenario"]
+    point_r = float(sc.get("point_radius", 0.005))
+    mu = setup["mu"]
+    ground = sc.get("ground", {"height": 0.0})
+    info = {"contacts": [], "point_radius": point_r, "notes": []}
+    m = ET.Element("mujoco", model=urdf["name"] or "robot")
+    ET.SubElement(m, "compiler", angle="radian", autolimits="true", inertiafromgeom="false")
+    ET.SubElement(m, "option", timestep="0.001", gravity=_v(setup["gravity"]), integrator="implicitfast")
+    vis = ET.SubElement(m, "visual")
+    ET.SubElement(vis, "global", offwidth="640", offheight="480")
+    asset = ET.SubElement(m, "asset")
+    ET.SubElement(asset, "texture", name="grid", type="2d", builtin="checker", width="256", height="256",
+                  rgb1=".85 .85 .85", rgb2=".7 .7 .7")
+    ET.SubElement(asset, "material", name="grid", texture="grid", texrepeat="8 8")
+    world = ET.SubElement(m, "worldbody")
+    ET.SubElement(world, "light", pos="0 -2 3", dir="0 0.6 -1", directional="true")
+    friction = f"{mu} 0.005 0.0001"
+    if ground is not None:
+        h = float(ground.get("height", 0.0))
+        has_point = any(float(c.get("radius", 0.0)) == 0.0 for c in setup["contacts"])
+        zg = h - (point_r if has_point else 0.0)
+        gf = ground.get("friction", mu)
+        ET.SubElement(world, "geom", name="ground", type="plane", size="10 10 0.1", pos=f"0 0 {zg}",
+                      friction=f"{gf} 0.005 0.0001", material="grid",
+                      contype=str(ENV_CONTYPE), conaffinity=str(ENV_CONAFFINITY))
+        info["ground_z"] = zg
+    if sc.get("table"):
+        t = sc["table"]
+        ET.SubElement(world, "geom", name="table", type="box", size=_v(t["size"]), pos=_v(t["pos"]),
+                      friction=f"{t.get('friction', mu)} 0.005 0.0001", rgba=".6 .45 .3 1",
+                      contype=str(ENV_CONTYPE), conaffinity=str(ENV_CONAFFINITY))
+    for k, o in enumerate(sc.get("obstacles") or []):
+        ET.SubElement(world, "geom", name=o.get("name", f"obstacle{k}"), type=o.get("type", "box"),
+                      size=_v(o["size"]), pos=_v(o["pos"]), friction=f"{o.get('friction', mu)} 0.005 0.0001",
+                      rgba=".5 .5 .6 1", contype=str(ENV_CONTYPE), conaffinity=str(ENV_CONAFFINITY))
+    if sc.get("box"):
+        b = sc["box"]
+        yaw = float(b.get("yaw", 0.0))
+        body = ET.SubElement(world, "body", name="box", pos=_v(b["pos"]), quat=_v([math.cos(yaw / 2), 0, 0, math.sin(yaw / 2)]))
+        ET.SubElement(body, "freejoint", name="box")
+        ET.SubElement(body, "geom", name="box", type="box", size=_v(b["size"]), mass=str(b["mass"]),
+                      friction=f"{b.get('friction', mu)} 0.005 0.0001", rgba=".2 .5 .8 1",
+                      contype=str(ENV_CONTYPE), conaffinity=str(ENV_CONAFFINITY))
+        info["box"] = list(b.get("joints", ["box_x", "box_y", "box_yaw"]))
+
+    contacts_by_link = {}
+    for c in setup["contacts"]:
+        if c["frame"] not in urdf["links"]:
+            raise SetupError(f"contact frame `{c['frame']}` is not a link of {setup['urdf_path']}")
+        contacts_by_link.setdefault(c["frame"], []).append(c)
+
+    def add_link(parent_el, link_name, joint=None):
+        link = urdf["links"][link_name]
+        if joint is None:
+            body = ET.SubElement(parent_el, "body", name=link_name)
+            if setup["root"] in ("floating", "floating_zyx"):
+                ET.SubElement(body, "freejoint", name="root_joint")
+            for name, kind, axis in ROOT_COORDS[setup["root"]]:
+                ET.SubElement(body, "joint", name=name, type=kind, axis=_v(axis), limited="false")
+        else:
+            r = rpy_matrix(joint["rpy"])
+            body = ET.SubElement(parent_el, "body", name=link_name, pos=_v(joint["xyz"]), quat=_v(mat_quat(r)))
+            if movable(joint):
+                attrs = {"name": joint["name"], "type": "slide" if joint["type"] == "prismatic" else "hinge",
+                         "axis": _v(joint["axis"]), "damping": str(joint["damping"]),
+                         "solreflimit": "0.004 1"}  # stiff joint stops (MuJoCo's default is 0.02)
+                if joint["type"] != "continuous" and joint["lower"] is not None and joint["upper"] > joint["lower"]:
+                    attrs["range"] = _v([joint["lower"], joint["upper"]])
+                    attrs["limited"] = "true"
+                else:
+                    attrs["limited"] = "false"
+                ET.SubElement(body, "joint", **attrs)
+            elif joint["type"] != "fixed":
+                raise SetupError(f"joint `{joint['name']}`: type `{joint['type']}` is not supported")
+        if link.get("had_mesh"):
+            info["notes"].append(f"link {link_name}: meshes dropped")
+        if link["mass"] > 0:
+            i = link["inertia"]
+            ET.SubElement(body, "inertial", pos=_v(link["com"]), mass=f"{link['mass']:.17g}",
+                          fullinertia=_v([i[0, 0], i[1, 1], i[2, 2], i[0, 1], i[0, 2], i[1, 2]]))
+        ET.SubElement(body, "site", name=link_name, size="0.005", rgba="1 0 0 0")
+        for c in contacts_by_link.get(link_name, []):
+            rad = float(c.get("radius", 0.0))
+            name = c.get("name") or c["frame"]
+            cmu = c.get("mu", mu)
+            ET.SubElement(body, "geom", name=f"contact_{name}", type="sphere", size=str(rad if rad > 0 else point_r),
+                          pos=_v(c.get("offset", [0, 0, 0])), friction=f"{cmu} 0.005 0.0001", mass="0",
+                          rgba=".9 .2 .2 1", contype=str(ROBOT_CONTYPE), conaffinity=str(ROBOT_CONAFFINITY))
+            ET.SubElement(body, "site", name=f"contact_{name}", pos=_v(c.get("offset", [0, 0, 0])), size="0.003")
+            info["contacts"].append({"name": name, "frame": c["frame"], "radius": rad if rad > 0 else point_r})
+        for j in urdf["joints"]:
+            if j["parent"] == link_name:
+                child = add_link(body, j["child"], j)
+                # a visual-only bone from this body's origin to the child's
+                if np.linalg.norm(j["xyz"]) > 1e-6:
+                    ET.SubElement(body, "geom", type="capsule", fromto=_v([0, 0, 0] + list(j["xyz"])), size="0.012",
+                                  mass="0", contype="0", conaffinity="0", rgba=".3 .3 .3 1", group="1")
+                del child
+        # bones to the contact points and the mass centre (only for display)
+        for c in contacts_by_link.get(link_name, []):
+            off = c.get("offset", [0, 0, 0])
+            if np.linalg.norm(off) > 1e-6:
+                ET.SubElement(body, "geom", type="capsule", fromto=_v([0, 0, 0] + list(off)), size="0.008",
+                              mass="0", contype="0", conaffinity="0", rgba=".3 .3 .3 1", group="1")
+        if link["mass"] > 0 and np.linalg.norm(link["com"]) > 1e-6:
+            ET.SubElement(body, "geom", type="capsule", fromto=_v([0, 0, 0] + list(link["com"])), size="0.01",
+                          mass="0", contype="0", conaffinity="0", rgba=".3 .3 .3 1", group="1")
+        ET.SubElement(body, "geom", type="sphere", size="0.02", mass="0", contype="0", conaffinity="0",
+                      rgba=".8 .6 .2 1", group="1", pos=_v(link["com"]))
+        return body
+
+    add_link(world, urdf["root"])
+    act = ET.SubElement(m, "actuator")
+    jmap = {j["name"]: j for j in urdf["joints"]}
+    for a in setup["actuated"]:
+        j = jmap.get(a)
+        if j is None or not movable(j):
+            raise SetupError(f"actuated joint `{a}` is not a movable URDF joint")
+        attrs = {"name": a, "joint": a, "gear": "1"}
+        if j["effort"]:
+            attrs["ctrlrange"] = _v([-j["effort"], j["effort"]])
+            attrs["ctrllimited"] = "true"
+        ET.SubElement(act, "motor", **attrs)
+    return ET.tostring(m, encoding="unicode"), info
+
+
+def zyx_quat(yaw, pitch, roll):
+    """(w, x, y, z) of Rz(yaw) Ry(pitch) Rx(roll)."""
+    return mat_quat(rpy_matrix([roll, pitch, yaw]))
+
+
+def compile_model(setup):
+    import mujoco
+
+    xml, info = build_mjcf(setup)
+    try:
+        model = mujoco.MjModel.from_xml_string(xml)
+    except ValueError as e:
+        raise SetupError(f"MuJoCo cannot compile the scenario: {e}") from e
+    return model, xml, info
+
+
+def set_q(setup, model, data, q):
+    """Set MuJoCo's state from our model's coordinates q (names of coordinate_names)."""
+    import mujoco
+
+    names = coordinate_names(setup)
+    if len(q) != len(names):
+        raise SetupError(f"initial q has {len(q)} entries, the model has {len(names)} ({names})")
+    start = 0
+    if setup["root"] in ("floating", "floating_zyx"):
+        adr = model.jnt_qposadr[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, "root_joint")]
+        if setup["root"] == "floating_zyx":
+            data.qpos[adr : adr + 3] = q[0:3]
+            data.qpos[adr + 3 : adr + 7] = zyx_quat(*q[3:6])
+            start = 6
+        else:
+            raise SetupError("root `floating` (quaternion) is not a node configuration")
+    for n, x in zip(names[start:], q[start:]):
+        jid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, n)
+        data.qpos[model.jnt_qposadr[jid]] = x
+
+
+# --- PNG strip (no imaging library needed) -------------------------------------------------------
+def write_png(path, rgb):
+    h, w, _ = rgb.shape
+    raw = b"".join(b"\x00" + rgb[r].tobytes() for r in range(h))
+
+    def chunk(t, d):
+        c = struct.pack(">I", len(d)) + t + d
+        return c + struct.pack(">I", zlib.crc32(t + d) & 0xFFFFFFFF)
+
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+                + chunk(b"IDAT", zlib.compress(raw, 6)) + chunk(b"IEND", b""))
+
+
+# --- the bridge ----------------------------------------------------------------------------------
+class Bridge:
+    def __init__(self, args, setup):
+        import mujoco
+
+        from cyclonedds.domain import DomainParticipant
+        from cyclonedds.pub import DataWriter
+        from cyclonedds.sub import DataReader
+        from cyclonedds.topic import Topic
+
+        import ros_idl
+
+        self.mj = mujoco
+        self.idl = ros_idl
+        self.a = args
+        self.setup = setup
+        self.model, self.xml, self.info = compile_model(setup)
+        self.data = mujoco.MjData(self.model)
+        if setup["initial_q"] is not None:
+            set_q(setup, self.model, self.data, setup["initial_q"])
+        mujoco.mj_forward(self.model, self.data)
+        m = self.model
+        jid = lambda n: mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, n)  # noqa: E731
+        self.floating = setup["root"] in ("floating", "floating_zyx")
+        names = coordinate_names(setup)
+        self.joint_names = names[6:] if self.floating else names
+        self.qadr = [int(m.jnt_qposadr[jid(n)]) for n in self.joint_names]
+        self.vadr = [int(m.jnt_dofadr[jid(n)]) for n in self.joint_names]
+        self.box = None
+        if "box" in self.info:
+            b = jid("box")
+            self.box = (int(m.jnt_qposadr[b]), int(m.jnt_dofadr[b]))
+        self.pub_names = self.joint_names + (self.info["box"] if self.box else [])
+        if self.floating:
+            b = jid("root_joint")
+            self.root_adr = (int(m.jnt_qposadr[b]), int(m.jnt_dofadr[b]))
+        self.effort_joints = args.effort_joints.split(",") if args.effort_joints else list(setup["actuated"])
+        act_ids = {mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_ACTUATOR, i): i for i in range(m.nu)}
+        missing = [e for e in self.effort_joints if e not in act_ids]
+        if missing:
+            raise SetupError(f"effort joints {missing} are not actuated in the config ({setup['actuated']})")
+        self.cmd_act = [act_ids[e] for e in self.effort_joints]
+        self.contact_geoms = {}
+        self.contact_sites = []
+        for c in self.info["contacts"]:
+            g = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_GEOM, f"contact_{c['name']}")
+            self.contact_geoms[g] = c["name"]
+            self.contact_sites.append(mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_SITE, f"contact_{c['name']}"))
+        self.root_body = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, setup["urdf"]["root"])
+
+        q = ros_idl.qos()
+        self.dp = DomainParticipant(args.domain_id)
+        self.js_w = DataWriter(self.dp, Topic(self.dp, "rt/joint_states", ros_idl.JointState, qos=q), qos=q)
+        self.odom_w = None
+        if self.floating:
+            self.odom_w = DataWriter(self.dp, Topic(self.dp, "rt/odom", ros_idl.Odometry, qos=q), qos=q)
+        topic = "rt" + args.command_topic if args.command_topic.startswith("/") else "rt/" + args.command_topic
+        self.cmd_r = DataReader(self.dp, Topic(self.dp, topic, ros_idl.Float64MultiArray, qos=q), qos=q)
+        self.cmd = [0.0] * len(self.cmd_act)
+        self.cmd_time = None
+        self.n_cmd = 0
+        self.n_bad_cmd = 0
+        self.stale = True
+        self.events = []
+        self.samples = []
+        self.frames = []
+        self.renderer = None
+        self.stop = False
+
+    def _render_init(self):
+        if not self.a.frames:
+            return
+        os.environ.setdefault("MUJOCO_GL", "osmesa")
+        try:
+            self.renderer = self.mj.Renderer(self.model, 240, 320)
+            self.cam = self.mj.MjvCamera()
+            self.cam.type = self.mj.mjtCamera.mjCAMERA_TRACKING
+            self.cam.trackbodyid = max(self.root_body, 1)
+            self.cam.distance = float(self.setup["scenario"].get("camera_distance", 2.0))
+            self.cam.elevation = -15.0
+            self.cam.azimuth = 90.0
+        except Exception as e:  # any GL failure: go on without frames
+            print(f"mujoco_sim: rendering unavailable ({type(e).__name__}: {e}); continuing without frames",
+                  file=sys.stderr)
+            self.renderer = None
+
+    def _read_commands(self, now):
+        for msg in self.cmd_r.take(N=20):
+            if not isinstance(msg, self.idl.Float64MultiArray):  # instance-state change
+                continue
+            data = list(msg.data)
+            if len(data) != len(self.cmd_act) or not all(math.isfinite(x) for x in data):
+                self.n_bad_cmd += 1
+                continue
+            self.cmd = data
+            self.cmd_time = now
+            self.n_cmd += 1
+
+    def _contact_forces(self):
+        m, d = self.model, self.data
+        out = {c["name"]: [0.0, 0.0, 0.0] for c in self.info["contacts"]}
+        f6 = np.zeros(6)
+        for i in range(d.ncon):
+            c = d.contact[i]
+            for g, sign in ((c.geom2, 1.0), (c.geom1, -1.0)):
+                name = self.contact_geoms.get(int(g))
+                if name is None:
+                    continue
+                self.mj.mj_contactForce(m, d, i, f6)
+                fw = np.asarray(c.frame).reshape(3, 3).T @ f6[:3] * sign
+                acc = out[name]
+                for k in range(3):
+                    acc[k] += float(fw[k])
+        return out
+
+    def _publish(self, now_wall):
+        d = self.data
+        q = [float(d.qpos[a]) for a in self.qadr]
+        v = [float(d.qvel[a]) for a in self.vadr]
+        eff = [float(d.qfrc_actuator[a]) for a in self.vadr]
+        if self.box:
+            qa, va = self.box
+            w, x, y, z = d.qpos[qa + 3 : qa + 7]
+            yaw = math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
+            rot = np.zeros(9)
+            self.mj.mju_quat2Mat(rot, d.qpos[qa + 3 : qa + 7])
+            wz = float((rot.reshape(3, 3) @ d.qvel[va + 3 : va + 6])[2])
+            q += [float(d.qpos[qa]), float(d.qpos[qa + 1]), yaw]
+            v += [float(d.qvel[va]), float(d.qvel[va + 1]), wz]
+            eff += [0.0, 0.0, 0.0]
+        I = self.idl  # noqa: E741
+        stamp = I.now_stamp()
+        self.js_w.write(I.JointState(header=I.Header(stamp=stamp, frame_id=""), name=self.pub_names,
+                                     position=q, velocity=v, effort=eff))
+        base = None
+        if self.floating:
+            qa, va = self.root_adr
+            pos = [float(x) for x in d.qpos[qa : qa + 3]]
+            w, x, y, z = (float(a) for a in d.qpos[qa + 3 : qa + 7])
+            rot = np.zeros(9)
+            self.mj.mju_quat2Mat(rot, d.qpos[qa + 3 : qa + 7])
+            lin = rot.reshape(3, 3).T @ d.qvel[va : va + 3]  # free joint: world linear, local angular
+            ang = [float(a) for a in d.qvel[va + 3 : va + 6]]
+            self.odom_w.write(I.Odometry(
+                header=I.Header(stamp=stamp, frame_id="odom"), child_frame_id=self.setup["urdf"]["root"],
+                pose=I.PoseWithCovariance(pose=I.Pose(position=I.Point(*pos), orientation=I.Quaternion(x, y, z, w))),
+                twist=I.TwistWithCovariance(twist=I.Twist(linear=I.Vector3(*(float(a) for a in lin)),
+                                                          angular=I.Vector3(*ang)))))
+            base = pos + [x, y, z, w] + [float(a) for a in lin] + ang
+        return q, v, base
+
+    def run(self):
+        mj, m, d = self.mj, self.model, self.data
+        dt = m.opt.timestep
+        every = max(1, int(round(1.0 / (self.a.rate * dt))))
+        frame_every = max(1, int(round(1.0 / (self.a.frame_rate * dt)))) if self.a.frames else 0
+        self._render_init()
+        n_steps = int(round(self.a.duration / dt)) if self.a.duration > 0 else None
+        t0 = time.monotonic()
+        offset = 0.0  # wall-clock slack absorbed when the loop fell far behind
+        k = 0
+        late = 0
+        max_lag = 0.0
+        while not self.stop and (n_steps is None or k < n_steps):
+            now = time.monotonic()
+            self._read_commands(now)
+            age = None if self.cmd_time is None else now - self.cmd_time
+            stale = age is None or age > self.a.command_timeout
+            if stale != self.stale:
+                self.events.append({"t": round(d.time, 6), "event": "command stale" if stale else "command fresh",
+                                    "age": None if age is None else round(age, 4)})
+                self.stale = stale
+            for i, a in enumerate(self.cmd_act):
+                d.ctrl[a] = 0.0 if stale else self.cmd[i]
+            if k % every == 0:
+                q, v, base = self._publish(now)
+                s = {"t": round(d.time, 6), "wall": round(now - t0, 6), "q": q, "v": v,
+                     "u": [float(d.ctrl[a]) for a in self.cmd_act],
+                     "cmd_age": None if age is None else round(age, 5), "stale": stale,
+                     "contact_force": self._contact_forces(),
+                     "contact_point": {c["name"]: [float(x) for x in d.site_xpos[sid]]
+                                       for c, sid in zip(self.info["contacts"], self.contact_sites)}}
+                if base is not None:
+                    s["base"] = base
+                self.samples.append(s)
+            if frame_every and self.renderer is not None and k % frame_every == 0:
+                self.renderer.update_scene(d, camera=self.cam)
+                self.frames.append(self.renderer.render().copy())
+            mj.mj_step(m, d)
+            k += 1
+            target = t0 + offset + k * dt
+            lag = time.monotonic() - target
+            if lag < 0:
+                time.sleep(-lag)
+            else:
+                max_lag = max(max_lag, lag)
+                if lag > 0.05:
+                    late += 1
+                    offset += lag
+        wall = time.monotonic() - t0
+        self.summary = {"steps": k, "sim_time": round(d.time, 6), "wall_time": round(wall, 4),
+                        "realtime_factor": round(d.time / wall, 4) if wall > 0 else None,
+                        "published": len(self.samples), "commands_received": self.n_cmd,
+                        "commands_rejected": self.n_bad_cmd, "fell_behind_resyncs": late,
+                        "max_lag_s": round(max_lag, 5), "frames": len(self.frames),
+                        "stopped_by_signal": self.stop}
+
+    def write_outputs(self):
+        if self.a.frames and self.frames:
+            n = min(len(self.frames), self.a.max_frames)
+            idx = np.linspace(0, len(self.frames) - 1, n).round().astype(int)
+            strip = np.concatenate([self.frames[i] for i in idx], axis=1)
+            write_png(self.a.frames, strip)
+        if self.a.log:
+            meta = {"scenario": self.setup["scenario_path"], "config": self.setup["config_path"],
+                    "urdf": self.setup["urdf_path"], "root": self.setup["root"], "joint_names": self.pub_names,
+                    "effort_joints": self.effort_joints, "contacts": self.info["contacts"],
+                    "point_radius": self.info["point_radius"], "ground_z": self.info.get("ground_z"),
+                    "dt": self.model.opt.timestep, "publish_rate_hz": self.a.rate,
+                    "command_timeout": self.a.command_timeout, "domain_id": self.a.domain_id,
+                    "base_layout": "position xyz, quaternion xyzw, linear velocity (base frame), angular velocity (base frame)"
+                    if self.floating else None, "notes": self.info["notes"]}
+            with open(self.a.log, "w") as f:
+                json.dump({"meta": meta, "summary": self.summary, "events": self.events, "samples": self.samples}, f)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--scenario", required=True, help="scenario YAML (tools/scenarios/*.yaml)")
+    ap.add_argument("--config", help="node problem config (overrides the scenario's `config`)")
+    ap.add_argument("--duration", type=float, default=10.0, help="seconds of simulated time (0: until a signal)")
+    ap.add_argument("--domain-id", type=int, default=int(os.environ.get("ROS_DOMAIN_ID", "0")))
+    ap.add_argument("--rate", type=float, default=250.0, help="joint_states rate (Hz)")
+    ap.add_argument("--command-timeout", type=float, default=0.1, help="older commands give zero torque (s)")
+    ap.add_argument("--command-topic", default="/fesdj_mpc/effort_command")
+    ap.add_argument("--effort-joints", default="", help="order of effort_command (default: config actuated)")
+    ap.add_argument("--log", help="write the run log (JSON) here")
+    ap.add_argument("--frames", help="write a PNG strip of offscreen frames here")
+    ap.add_argument("--frame-rate", type=float, default=10.0)
+    ap.add_argument("--max-frames", type=int, default=8)
+    ap.add_argument("--initial-q", help="comma-separated q in our coordinates (overrides the config's)")
+    ap.add_argument("--print-mjcf", action="store_true", help="print the generated MJCF and exit")
+    a = ap.parse_args(argv)
+    try:
+        setup = load_setup(a.scenario, a.config)
+        if a.initial_q:
+            setup["initial_q"] = [float(x) for x in a.initial_q.split(",")]
+        if a.print_mjcf:
+            print(build_mjcf(setup)[0])
+            return 0
+        bridge = Bridge(a, setup)
+    except SetupError as e:
+        print(f"mujoco_sim: {e}", file=sys.stderr)
+        return 2
+
+    def on_signal(signum, frame):
+        bridge.stop = True
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+    print(f"mujoco_sim: {os.path.basename(a.scenario)}: publishing {bridge.pub_names} on domain {a.domain_id}",
+          file=sys.stderr, flush=True)
+    bridge.run()
+    bridge.write_outputs()
+    print(json.dumps(bridge.summary), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, TOOLS)
+    sys.exit(main())
