@@ -56,6 +56,9 @@ fn variants() -> Vec<(&'static str, RootJoint)> {
         ("solo12", RootJoint::PlanarXz),
         ("solo12", RootJoint::PlanarXy),
         ("panda", RootJoint::Floating),
+        ("quadruped", RootJoint::FloatingZyx),
+        ("quadruped", RootJoint::Floating),
+        ("pusher_arm", RootJoint::Fixed),
     ]
 }
 
@@ -134,6 +137,8 @@ fn energy_balance_on_a_short_simulation() {
         ("ur5", RootJoint::Fixed),
         ("solo12", RootJoint::FloatingZyx),
         ("solo12", RootJoint::PlanarXz),
+        ("quadruped", RootJoint::FloatingZyx),
+        ("pusher_arm", RootJoint::Fixed),
     ] {
         let model = load(robot, root);
         let mut data = Data::new(&model);

@@ -35,7 +35,11 @@ fn check(urdf: std::path::PathBuf, reference: std::path::PathBuf, variants: usiz
 #[test]
 fn generated_reference_matches() {
     for robot in common::ROBOTS {
-        let variants = if robot == "solo12" { 2 } else { 1 };
+        let variants = if common::FLOATING.contains(&robot) {
+            2
+        } else {
+            1
+        };
         check(common::urdf(robot), common::reference_json(robot), variants);
     }
 }

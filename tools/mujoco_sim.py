@@ -116,6 +116,26 @@ def parse_urdf(path):
             link["inertia"] = r @ ic @ r.T
         if l.find("visual/geometry/mesh") is not None or l.find("collision/geometry/mesh") is not None:
             link["had_mesh"] = True
+        link["visuals"] = []
+        for vis in l.findall("visual"):  # primitive shapes only, for display (meshes dropped)
+            o = vis.find("origin")
+            xyz = _floats(o.get("xyz") if o is not None else None, 3, [0, 0, 0])
+            rpy = _floats(o.get("rpy") if o is not None else None, 3, [0, 0, 0])
+            g = vis.find("geometry")
+            el = {"pos": _v(xyz), "quat": _v(mat_quat(rpy_matrix(rpy))), "mass": "0", "contype": "0",
+                  "conaffinity": "0", "group": "1", "rgba": ".75 .75 .8 1"}
+            if g is None:
+                continue
+            if g.find("box") is not None:
+                el.update(type="box", size=_v([x / 2 for x in _floats(g.find("box").get("size"), 3, [0, 0, 0])]))
+            elif g.find("cylinder") is not None:
+                c = g.find("cylinder")
+                el.update(type="cylinder", size=_v([float(c.get("radius")), float(c.get("length")) / 2]))
+            elif g.find("sphere") is not None:
+                el.update(type="sphere", size=g.find("sphere").get("radius"))
+            else:
+                continue
+            link["visuals"].append(el)
         links[link["name"]] = link
     joints = []
     for j in root.findall("joint"):
@@ -194,7 +214,6 @@ def load_setup(scenario_path, config_path=None):
         if robot is None:
             raise SetupError(f"{scenario_path}: neither `config` nor `robot`")
         base = sdir
-        mu = robot.get("mu", mu)
     root = robot.get("root", "fixed")
     if root not in ROOT_COORDS:
         raise SetupError(f"root `{root}` is not one of {sorted(ROOT_COORDS)}")
@@ -269,8 +288,12 @@ def build_mjcf(setup):
         b = sc["box"]
         yaw = float(b.get("yaw", 0.0))
         body = ET.SubElement(world, "body", name="box", pos=_v(b["pos"]), quat=_v([math.cos(yaw / 2), 0, 0, math.sin(yaw / 2)]))
-        ET.SubElement(body, "freejoint", name="box")
-        ET.SubElement(body, "geom", name="box", type="box", size=_v(b["size"]), mass=str(b["mass"]),
+        ET.SubElement(body, "freejoint", name="box_free")
+        hx, hy, hz = (float(x) for x in b["size"])
+        bm = float(b["mass"])
+        ET.SubElement(body, "inertial", pos="0 0 0", mass=str(bm),
+                      diaginertia=_v([bm / 3 * (hy * hy + hz * hz), bm / 3 * (hx * hx + hz * hz), bm / 3 * (hx * hx + hy * hy)]))
+        ET.SubElement(body, "geom", name="box_geom", type="box", size=_v(b["size"]), mass=str(b["mass"]),
                       friction=f"{b.get('friction', mu)} 0.005 0.0001", rgba=".2 .5 .8 1",
                       contype=str(ENV_CONTYPE), conaffinity=str(ENV_CONAFFINITY))
         info["box"] = list(b.get("joints", ["box_x", "box_y", "box_yaw"]))
@@ -302,6 +325,14 @@ def build_mjcf(setup):
                 else:
                     attrs["limited"] = "false"
                 ET.SubElement(body, "joint", **attrs)
+                if joint["type"] == "prismatic" and joint["lower"]:
+                    # display only: the guide of a prismatic joint, in the parent body
+                    a = np.array(joint["axis"]) * joint["lower"] + np.array(joint["xyz"])
+                    ET.SubElement(parent_el, "geom", type="capsule", fromto=_v(list(joint["xyz"]) + list(a)),
+                                  size="0.02", mass="0", contype="0", conaffinity="0", rgba=".4 .4 .5 1", group="1")
+                    rod = -np.array(joint["axis"]) * (joint["upper"] - joint["lower"])
+                    ET.SubElement(body, "geom", type="capsule", fromto=_v([0, 0, 0] + list(rod)), size="0.01",
+                                  mass="0", contype="0", conaffinity="0", rgba=".3 .3 .3 1", group="1")
             elif joint["type"] != "fixed":
                 raise SetupError(f"joint `{joint['name']}`: type `{joint['type']}` is not supported")
         if link.get("had_mesh"):
@@ -337,8 +368,12 @@ def build_mjcf(setup):
         if link["mass"] > 0 and np.linalg.norm(link["com"]) > 1e-6:
             ET.SubElement(body, "geom", type="capsule", fromto=_v([0, 0, 0] + list(link["com"])), size="0.01",
                           mass="0", contype="0", conaffinity="0", rgba=".3 .3 .3 1", group="1")
-        ET.SubElement(body, "geom", type="sphere", size="0.02", mass="0", contype="0", conaffinity="0",
-                      rgba=".8 .6 .2 1", group="1", pos=_v(link["com"]))
+        for vis_el in link.get("visuals", []):
+            ET.SubElement(body, "geom", **vis_el)
+        if not link.get("visuals") and link["mass"] > 0:
+            r = min(0.08, 0.045 * link["mass"] ** (1 / 3))
+            ET.SubElement(body, "geom", type="sphere", size=f"{r:.4f}", mass="0", contype="0", conaffinity="0",
+                          rgba=".8 .6 .2 1", group="1", pos=_v(link["com"]))
         return body
 
     add_link(world, urdf["root"])
@@ -437,7 +472,7 @@ class Bridge:
         self.vadr = [int(m.jnt_dofadr[jid(n)]) for n in self.joint_names]
         self.box = None
         if "box" in self.info:
-            b = jid("box")
+            b = jid("box_free")
             self.box = (int(m.jnt_qposadr[b]), int(m.jnt_dofadr[b]))
         self.pub_names = self.joint_names + (self.info["box"] if self.box else [])
         if self.floating:
@@ -473,6 +508,7 @@ class Bridge:
         self.events = []
         self.samples = []
         self.frames = []
+        self.snapshots = []
         self.renderer = None
         self.stop = False
 
@@ -486,7 +522,7 @@ class Bridge:
             self.cam.type = self.mj.mjtCamera.mjCAMERA_TRACKING
             self.cam.trackbodyid = max(self.root_body, 1)
             self.cam.distance = float(self.setup["scenario"].get("camera_distance", 2.0))
-            self.cam.elevation = -15.0
+            self.cam.elevation = float(self.setup["scenario"].get("camera_elevation", -15.0))
             self.cam.azimuth = 90.0
         except Exception as e:  # any GL failure: go on without frames
             print(f"mujoco_sim: rendering unavailable ({type(e).__name__}: {e}); continuing without frames",
@@ -563,7 +599,6 @@ class Bridge:
         dt = m.opt.timestep
         every = max(1, int(round(1.0 / (self.a.rate * dt))))
         frame_every = max(1, int(round(1.0 / (self.a.frame_rate * dt)))) if self.a.frames else 0
-        self._render_init()
         n_steps = int(round(self.a.duration / dt)) if self.a.duration > 0 else None
         t0 = time.monotonic()
         offset = 0.0  # wall-clock slack absorbed when the loop fell far behind
@@ -591,10 +626,12 @@ class Bridge:
                                        for c, sid in zip(self.info["contacts"], self.contact_sites)}}
                 if base is not None:
                     s["base"] = base
+                if self.box:
+                    qa = self.box[0]
+                    s["box_pose"] = [float(x) for x in d.qpos[qa : qa + 7]]  # position, quaternion wxyz
                 self.samples.append(s)
-            if frame_every and self.renderer is not None and k % frame_every == 0:
-                self.renderer.update_scene(d, camera=self.cam)
-                self.frames.append(self.renderer.render().copy())
+            if frame_every and k % frame_every == 0:
+                self.snapshots.append(d.qpos.copy())  # rendered after the run (GL is slow)
             mj.mj_step(m, d)
             k += 1
             target = t0 + offset + k * dt
@@ -611,15 +648,24 @@ class Bridge:
                         "realtime_factor": round(d.time / wall, 4) if wall > 0 else None,
                         "published": len(self.samples), "commands_received": self.n_cmd,
                         "commands_rejected": self.n_bad_cmd, "fell_behind_resyncs": late,
-                        "max_lag_s": round(max_lag, 5), "frames": len(self.frames),
+                        "max_lag_s": round(max_lag, 5), "frames": len(self.snapshots),
                         "stopped_by_signal": self.stop}
 
     def write_outputs(self):
-        if self.a.frames and self.frames:
-            n = min(len(self.frames), self.a.max_frames)
-            idx = np.linspace(0, len(self.frames) - 1, n).round().astype(int)
-            strip = np.concatenate([self.frames[i] for i in idx], axis=1)
-            write_png(self.a.frames, strip)
+        if self.a.frames and self.snapshots:
+            self._render_init()
+        if self.renderer is not None:
+            n = min(len(self.snapshots), self.a.max_frames)
+            idx = np.linspace(0, len(self.snapshots) - 1, n).round().astype(int)
+            d = self.mj.MjData(self.model)
+            frames = []
+            for i in idx:
+                d.qpos[:] = self.snapshots[i]
+                self.mj.mj_forward(self.model, d)
+                self.renderer.update_scene(d, camera=self.cam)
+                frames.append(self.renderer.render().copy())
+            write_png(self.a.frames, np.concatenate(frames, axis=1))
+            print(f"mujoco_sim: wrote {len(frames)} frames to {self.a.frames}", file=sys.stderr)
         if self.a.log:
             meta = {"scenario": self.setup["scenario_path"], "config": self.setup["config_path"],
                     "urdf": self.setup["urdf_path"], "root": self.setup["root"], "joint_names": self.pub_names,

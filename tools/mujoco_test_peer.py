@@ -36,11 +36,14 @@ def main():
     ap.add_argument("--duration", type=float, default=10.0)
     ap.add_argument("--gap", type=float, default=0.5)
     ap.add_argument("--domain-id", type=int, default=0)
+    ap.add_argument("--odom", action="store_true", help="also record odom")
     a = ap.parse_args()
     effort = [float(x) for x in a.effort.split(",")]
     dp = DomainParticipant(a.domain_id)
     q = I.qos()
     js = DataReader(dp, Topic(dp, "rt/joint_states", I.JointState, qos=q), qos=q)
+    odom = DataReader(dp, Topic(dp, "rt/odom", I.Odometry, qos=q), qos=q) if a.odom else None
+    odoms = []
     cmd = DataWriter(dp, Topic(dp, "rt/fesdj_mpc/effort_command", I.Float64MultiArray, qos=q), qos=q)
     t0 = time.monotonic()
     first = None
@@ -60,6 +63,12 @@ def main():
             if first is None:
                 first = t
             arrivals.append((t, tuple(m.name), list(m.position), list(m.velocity), list(m.effort)))
+        if odom is not None:
+            for m in odom.take(N=50):
+                if isinstance(m, I.Odometry):
+                    p, o = m.pose.pose.position, m.pose.pose.orientation
+                    odoms.append((time.monotonic(), m.header.frame_id, m.child_frame_id,
+                                  [p.x, p.y, p.z, o.x, o.y, o.z, o.w]))
         time.sleep(0.0005)
     segments = []
     for t, names, pos, vel, eff in arrivals:
@@ -78,7 +87,13 @@ def main():
         s["t_last"] = round(s["t_last"] - t0, 4)
     finite = all(math.isfinite(x) for _, _, p, v, e in arrivals for x in p + v + e)
     consistent = all(len(n) == len(p) == len(v) for _, n, p, v, _ in arrivals)
-    print(json.dumps({"received": len(arrivals), "segments": segments, "all_finite": finite,
+    od = {}
+    if odoms:
+        span = odoms[-1][0] - odoms[0][0]
+        od = {"count": len(odoms), "rate_hz": (len(odoms) - 1) / span if span > 0 else 0.0,
+              "frame_id": odoms[0][1], "child_frame_id": odoms[0][2], "first_pose": odoms[0][3],
+              "max_quaternion_norm_error": max(abs(math.sqrt(sum(x * x for x in o[3][3:])) - 1) for o in odoms)}
+    print(json.dumps({"odom": od, "received": len(arrivals), "segments": segments, "all_finite": finite,
                       "lengths_consistent": consistent, "commands_sent": sent,
                       "first_arrival": None if first is None else round(first - t0, 4)}))
     return 0

@@ -8,8 +8,10 @@ robot it writes, into the output folder (default `target/reference`):
   dynamics/<robot>.json       Pinocchio values in the layout of shared/reference/dynamics/*.json
 
 Robots: double_pendulum, double_pendulum_continuous (continuous joints: q = [cos, sin]), ur5,
-panda, solo12 (fixed base and free-flyer). Fixed-base samples also carry Pinocchio's
-computeRNEADerivatives (`dtau_dq`, `dtau_dv`, row-major nv x nv).
+panda, solo12 (fixed base and free-flyer) from example-robot-data, and this repository's own
+scenario robots urdf/quadruped.urdf (fixed base and free-flyer) and urdf/pusher_arm.urdf.
+Fixed-base samples also carry Pinocchio's computeRNEADerivatives (`dtau_dq`, `dtau_dv`,
+row-major nv x nv).
 
     python3 tools/pinocchio_reference.py [OUT_DIR]
 
@@ -39,7 +41,11 @@ ROBOTS = {
         False,
     ),
     "solo12": ("solo_description/robots/solo12.urdf", ["FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"], True),
+    # Our scenario robots (paths relative to the repository root).
+    "quadruped": ("repo:urdf/quadruped.urdf", ["FL_foot", "FR_foot", "HL_foot", "HR_foot", "body"], True),
+    "pusher_arm": ("repo:urdf/pusher_arm.urdf", ["tool", "forearm"], False),
 }
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 SAMPLES = 5
 
@@ -192,7 +198,7 @@ def main():
     os.makedirs(os.path.join(out, "urdf"), exist_ok=True)
     os.makedirs(os.path.join(out, "dynamics"), exist_ok=True)
     for k, (robot, (rel, frames, floating)) in enumerate(ROBOTS.items()):
-        src = os.path.join(base, rel)
+        src = os.path.join(REPO, rel[5:]) if rel.startswith("repo:") else os.path.join(base, rel)
         urdf = os.path.join(out, "urdf", robot + ".urdf")
         shutil.copyfile(src, urdf)
         variants = {"fixed_base": variant(pin.buildModelFromUrdf(urdf), frames, 1000 + k, None, True)}
@@ -203,7 +209,9 @@ def main():
             )
         doc = {
             "robot": robot,
-            "source": {
+            "source": {"repository": "fesdj_mpc", "urdf_path": rel[5:]}
+            if rel.startswith("repo:")
+            else {
                 "package": "example-robot-data",
                 "version": importlib.metadata.version("example-robot-data"),
                 "urdf_path_in_package": rel,

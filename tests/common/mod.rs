@@ -5,14 +5,19 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-/// The robots of the reference set, and whether they have a floating-base variant.
-pub const ROBOTS: [&str; 5] = [
+/// The robots of the reference set: example-robot-data's and our scenario robots (urdf/).
+pub const ROBOTS: [&str; 7] = [
     "double_pendulum",
     "double_pendulum_continuous",
     "ur5",
     "panda",
     "solo12",
+    "quadruped",
+    "pusher_arm",
 ];
+
+/// The robots whose reference also has a floating-base (free-flyer) variant.
+pub const FLOATING: [&str; 2] = ["solo12", "quadruped"];
 
 /// The four robots of the shared reference folder.
 pub const SHARED_ROBOTS: [&str; 4] = ["double_pendulum", "ur5", "panda", "solo12"];
