@@ -11,7 +11,9 @@ or carries such a `robot:` section itself, plus the environment: `ground`, `tabl
 `obstacles` (see tools/scenarios/README.md).
 
 The robot is compiled from the URDF by this tool (one MuJoCo body per link, inertials as written,
-fixed joints as welded bodies; visuals, meshes and URDF collision geometry are dropped). The
+fixed joints as welded bodies; meshes are dropped, primitive <visual> shapes kept for pictures,
+primitive <collision> shapes collide with the environment, e.g. a body that falls onto the
+ground). The
 root joint follows the config: a free joint (`root_joint`) for `floating` / `floating_zyx`,
 slide/hinge joints named as our model names the base coordinates (`root_x`, `root_z`,
 `root_pitch` for `planar_xz`; `root_x`, `root_y`, `root_yaw` for `planar_xy`), none for `fixed`.
@@ -116,26 +118,32 @@ def parse_urdf(path):
             link["inertia"] = r @ ic @ r.T
         if l.find("visual/geometry/mesh") is not None or l.find("collision/geometry/mesh") is not None:
             link["had_mesh"] = True
+        # Primitive shapes: <visual> for pictures only, <collision> also collide with the
+        # environment (meshes are dropped).
         link["visuals"] = []
-        for vis in l.findall("visual"):  # primitive shapes only, for display (meshes dropped)
-            o = vis.find("origin")
-            xyz = _floats(o.get("xyz") if o is not None else None, 3, [0, 0, 0])
-            rpy = _floats(o.get("rpy") if o is not None else None, 3, [0, 0, 0])
-            g = vis.find("geometry")
-            el = {"pos": _v(xyz), "quat": _v(mat_quat(rpy_matrix(rpy))), "mass": "0", "contype": "0",
-                  "conaffinity": "0", "group": "1", "rgba": ".75 .75 .8 1"}
-            if g is None:
-                continue
-            if g.find("box") is not None:
-                el.update(type="box", size=_v([x / 2 for x in _floats(g.find("box").get("size"), 3, [0, 0, 0])]))
-            elif g.find("cylinder") is not None:
-                c = g.find("cylinder")
-                el.update(type="cylinder", size=_v([float(c.get("radius")), float(c.get("length")) / 2]))
-            elif g.find("sphere") is not None:
-                el.update(type="sphere", size=g.find("sphere").get("radius"))
-            else:
-                continue
-            link["visuals"].append(el)
+        for tag in ("visual", "collision"):
+            for vis in l.findall(tag):
+                o = vis.find("origin")
+                xyz = _floats(o.get("xyz") if o is not None else None, 3, [0, 0, 0])
+                rpy = _floats(o.get("rpy") if o is not None else None, 3, [0, 0, 0])
+                g = vis.find("geometry")
+                el = {"pos": _v(xyz), "quat": _v(mat_quat(rpy_matrix(rpy))), "mass": "0", "contype": "0",
+                      "conaffinity": "0", "group": "1", "rgba": ".75 .75 .8 1"}
+                if tag == "collision":
+                    el.update(contype=str(ROBOT_CONTYPE), conaffinity=str(ROBOT_CONAFFINITY), group="3",
+                              friction="0.5 0.005 0.0001")
+                if g is None:
+                    continue
+                if g.find("box") is not None:
+                    el.update(type="box", size=_v([x / 2 for x in _floats(g.find("box").get("size"), 3, [0, 0, 0])]))
+                elif g.find("cylinder") is not None:
+                    c = g.find("cylinder")
+                    el.update(type="cylinder", size=_v([float(c.get("radius")), float(c.get("length")) / 2]))
+                elif g.find("sphere") is not None:
+                    el.update(type="sphere", size=g.find("sphere").get("radius"))
+                else:
+                    continue
+                link["visuals"].append(el)
         links[link["name"]] = link
     joints = []
     for j in root.findall("joint"):
@@ -370,7 +378,7 @@ def build_mjcf(setup):
                           mass="0", contype="0", conaffinity="0", rgba=".3 .3 .3 1", group="1")
         for vis_el in link.get("visuals", []):
             ET.SubElement(body, "geom", **vis_el)
-        if not link.get("visuals") and link["mass"] > 0:
+        if not any(v["group"] == "1" for v in link.get("visuals", [])) and link["mass"] > 0:
             r = min(0.08, 0.045 * link["mass"] ** (1 / 3))
             ET.SubElement(body, "geom", type="sphere", size=f"{r:.4f}", mass="0", contype="0", conaffinity="0",
                           rgba=".8 .6 .2 1", group="1", pos=_v(link["com"]))
