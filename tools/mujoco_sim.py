@@ -8,7 +8,7 @@
 A scenario file (tools/scenarios/*.yaml) names the node's problem config (`config:`), whose
 `model.robot` section (urdf, root, actuated, contacts; `model.mu`; `initial.q`) gives the robot,
 or carries such a `robot:` section itself, plus the environment: `ground`, `table`, `box`,
-`obstacles` (see tools/scenarios/README.md).
+`obstacles` (see README.md, "Validation in MuJoCo").
 
 The robot is compiled from the URDF by this tool (one MuJoCo body per link, inertials as written,
 fixed joints as welded bodies; meshes are dropped, primitive <visual> shapes kept for pictures,
