@@ -315,7 +315,10 @@ fn spawn_scenario(name: &str, args: &[&str], log: &Path) -> Killer {
 }
 
 const TOTAL_MASS: f64 = 1.1; // urdf/hopper.urdf: body 1.0 + housing 0.05 + lower leg 0.05
-const PENETRATION_TOL: f64 = 0.01; // m, MuJoCo's soft contact at a 2.4 m/s landing
+                             // MuJoCo's soft contact (default solref: time constant 0.02 s) lets the foot sink 1.6 cm when
+                             // the hopper lands at 2.4 m/s on its (stiff) leg stop; at rest it is a fraction of a millimetre.
+const PENETRATION_TOL: f64 = 0.02; // m, during the landing
+const REST_PENETRATION_TOL: f64 = 1e-3; // m, at rest
 const COMMAND: [f64; 2] = [0.0, 12.0]; // hip (N m), leg (N): extends the leg against the weight
 const TIMEOUT: f64 = 0.1;
 
@@ -476,6 +479,11 @@ fn hopper_bridge_over_dds() {
         q(rest, 4)
     );
     assert!(q(rest, 2).abs() < 1e-6, "stayed upright");
+    assert!(
+        foot_z(rest) > -REST_PENETRATION_TOL && foot_z(rest) < 0.0,
+        "foot at rest {}",
+        foot_z(rest)
+    );
     // Fresh command: applied as sent, and it extends the leg (12 N > the body's weight).
     let fresh: Vec<&Value> = samples
         .iter()
