@@ -688,7 +688,19 @@ class Bridge:
                 json.dump({"meta": meta, "summary": self.summary, "events": self.events, "samples": self.samples}, f)
 
 
+_STOP = {"signal": False, "bridge": None}
+
+
+def _on_signal(signum, frame):
+    _STOP["signal"] = True
+    if _STOP["bridge"] is not None:
+        _STOP["bridge"].stop = True
+
+
 def main(argv=None):
+    # Installed first, so that a signal during the (slow) start-up also ends the run cleanly.
+    signal.signal(signal.SIGINT, _on_signal)
+    signal.signal(signal.SIGTERM, _on_signal)
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scenario", required=True, help="scenario YAML (tools/scenarios/*.yaml)")
     ap.add_argument("--config", help="node problem config (overrides the scenario's `config`)")
@@ -717,11 +729,9 @@ def main(argv=None):
         print(f"mujoco_sim: {e}", file=sys.stderr)
         return 2
 
-    def on_signal(signum, frame):
+    if _STOP["signal"]:
         bridge.stop = True
-
-    signal.signal(signal.SIGINT, on_signal)
-    signal.signal(signal.SIGTERM, on_signal)
+    _STOP["bridge"] = bridge
     print(f"mujoco_sim: {os.path.basename(a.scenario)}: publishing {bridge.pub_names} on domain {a.domain_id}",
           file=sys.stderr, flush=True)
     bridge.run()
