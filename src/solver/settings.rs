@@ -82,6 +82,10 @@ pub struct Settings {
     pub max_hessian_perturbation: f64,
     /// Run the feasibility-restoration phase when the line search fails.
     pub restoration: bool,
+    /// Filter resets per solve (IPOPT's `max_filter_resets`): the filter is dropped after 5
+    /// consecutive iterations whose last rejected trial point passed the decrease test but
+    /// not the filter. 0 switches the heuristic off.
+    pub max_filter_resets: usize,
     /// Stop when the iterates diverge beyond this norm.
     pub diverging_iterates_tol: f64,
     /// Print the iteration log.
@@ -122,6 +126,7 @@ impl Default for Settings {
             first_hessian_perturbation: 1e-4,
             max_hessian_perturbation: 1e40,
             restoration: true,
+            max_filter_resets: 5,
             diverging_iterates_tol: 1e20,
             print: false,
         }

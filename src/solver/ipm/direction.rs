@@ -83,12 +83,12 @@ impl Ipm {
 
     /// Solve for (Δx, Δy) with the current factor and expand to Δs and the bound multipliers.
     pub(super) fn solve_and_expand(&mut self) -> bool {
-        if self
+        match self
             .kkt
             .solve(&self.rhs, &mut self.sol, self.settings.max_refinement_steps)
-            .is_none()
         {
-            return false;
+            Some(r) => self.kkt_residual = r,
+            None => return false,
         }
         self.expand_direction()
     }

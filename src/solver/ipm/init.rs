@@ -203,6 +203,8 @@ impl Ipm {
         }
         self.mu = self.settings.mu_init;
         self.filter.clear();
+        self.filter_rejections = 0;
+        self.filter_resets = 0;
         self.delta_w = 0.0;
         self.last_delta_w = 0.0;
         self.reg_c = self.settings.dual_regularization;

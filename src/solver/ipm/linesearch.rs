@@ -14,6 +14,9 @@ const S_PHI: f64 = 2.3;
 const ETA_PHI: f64 = 1e-4;
 const GAMMA_ALPHA: f64 = 0.05;
 const KAPPA_SOC: f64 = 0.99;
+/// IPOPT's `filter_reset_trigger`: reset the filter after this many consecutive iterations
+/// in which the last rejected trial point was rejected by the filter.
+const FILTER_RESET_TRIGGER: usize = 5;
 
 /// Result of a line search.
 pub(crate) enum Outcome {
@@ -29,10 +32,18 @@ pub(crate) enum Outcome {
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Trial {
     Reject,
+    /// Rejected because the filter dominates the trial point.
+    FilterReject,
     /// Accepted by the Armijo condition on φ (no filter augmentation).
     FType,
     /// Accepted by sufficient decrease of θ or φ (the filter is augmented).
     HType,
+}
+
+impl Trial {
+    fn rejected(self) -> bool {
+        matches!(self, Trial::Reject | Trial::FilterReject)
+    }
 }
 
 impl Ipm {
@@ -153,20 +164,24 @@ impl Ipm {
         if !(theta_t <= self.theta_max) || !phi_t.is_finite() {
             return Trial::Reject;
         }
-        if !self.filter_acceptable(theta_t, phi_t) {
-            return Trial::Reject;
-        }
+        // sufficient decrease first, then the filter (IPOPT's order: a point counts as
+        // rejected by the filter only if it passed the decrease test)
         let switching = slope < 0.0 && alpha * (-slope).powf(S_PHI) > DELTA * theta.powf(S_THETA);
-        if theta <= self.theta_min && switching {
+        let kind = if theta <= self.theta_min && switching {
             if phi_t <= phi + ETA_PHI * alpha * slope {
                 Trial::FType
             } else {
-                Trial::Reject
+                return Trial::Reject;
             }
         } else if theta_t <= (1.0 - GAMMA_THETA) * theta || phi_t <= phi - GAMMA_PHI * theta {
             Trial::HType
         } else {
-            Trial::Reject
+            return Trial::Reject;
+        };
+        if self.filter_acceptable(theta_t, phi_t) {
+            kind
+        } else {
+            Trial::FilterReject
         }
     }
 
@@ -234,6 +249,7 @@ impl Ipm {
         let mut trials = 0usize;
         let mut any_eval = false;
         let mut accepted: Option<Trial> = None;
+        let mut last_filter_reject = false;
         loop {
             trials += 1;
             if !self.eval_trial(nlp, p, alpha) {
@@ -251,10 +267,11 @@ impl Ipm {
                 break;
             }
             let j = self.judge(theta, phi, theta_t, phi_t, alpha, slope);
-            if j != Trial::Reject {
+            if !j.rejected() {
                 accepted = Some(j);
                 break;
             }
+            last_filter_reject = j == Trial::FilterReject;
             if trials == 1 && theta_t >= theta && self.settings.max_soc > 0 {
                 if let Some(jt) =
                     self.second_order_correction(nlp, p, tau, theta, phi, slope, alpha)
@@ -278,6 +295,22 @@ impl Ipm {
         };
         if kind == Trial::HType {
             self.augment_filter(theta, phi);
+        }
+        // IPOPT's filter reset: a filter that blocks the steps of several iterations in a row
+        // (typically one built at a much larger infeasibility, leaving the iterates to crawl
+        // with tiny steps) is dropped, at most `max_filter_resets` times per solve.
+        if trials > 1 && last_filter_reject {
+            self.filter_rejections += 1;
+            if self.filter_rejections >= FILTER_RESET_TRIGGER
+                && self.filter_resets < self.settings.max_filter_resets
+                && !self.is_restoration
+            {
+                self.filter.clear();
+                self.filter_resets += 1;
+                self.filter_rejections = 0;
+            }
+        } else {
+            self.filter_rejections = 0;
         }
         let alpha_pr = alpha;
         let alpha_du = self.fraction_to_boundary(tau, false);
@@ -344,7 +377,7 @@ impl Ipm {
             let theta_t = self.theta_of(true);
             let phi_t = self.barrier_of(true);
             let j = self.judge(theta, phi, theta_t, phi_t, alpha0, slope);
-            if j != Trial::Reject {
+            if !j.rejected() {
                 self.soc_alpha = alpha_soc;
                 return Some(j);
             }

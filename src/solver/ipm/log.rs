@@ -10,7 +10,7 @@ impl Ipm {
         if let Some(w) = self.log.as_mut() {
             let _ = writeln!(
                 w,
-                "{prefix}iter    objective    inf_pr   inf_du   compl  lg(mu)  ||d||  lg(rg) alpha_du alpha_pr  ls"
+                "{prefix}iter    objective    inf_pr   inf_du   compl  lg(mu)  ||d||  lg(rg) alpha_du alpha_pr  ls  kkt_res"
             );
         }
     }
@@ -50,7 +50,7 @@ impl Ipm {
             };
             let _ = writeln!(
                 w,
-                "{prefix}{:4}{} {:+.7e} {:.2e} {:.2e} {:.1e} {:5.1} {:.1e} {} {:.2e} {:.2e} {:3}",
+                "{prefix}{:4}{} {:+.7e} {:.2e} {:.2e} {:.1e} {:5.1} {:.1e} {} {:.2e} {:.2e} {:3} {:.1e}",
                 iter,
                 if self.is_restoration { "r" } else { " " },
                 objective,
@@ -62,7 +62,8 @@ impl Ipm {
                 rg,
                 st.alpha_du,
                 st.alpha_pr,
-                st.ls_trials
+                st.ls_trials,
+                self.kkt_residual
             );
         }
     }

@@ -142,6 +142,13 @@ pub struct Ipm {
     filter: Vec<(f64, f64)>,
     theta_max: f64,
     theta_min: f64,
+    /// Consecutive iterations whose last rejected trial point was rejected by the filter
+    /// (IPOPT's filter-reset heuristic, `filter_reset_trigger`).
+    filter_rejections: usize,
+    /// Filter resets done in this solve (at most `Settings::max_filter_resets`).
+    filter_resets: usize,
+    /// Relative residual of the last KKT solve after iterative refinement.
+    kkt_residual: f64,
     info: Info,
     // outputs
     out_lambda: Vec<f64>,
@@ -178,6 +185,11 @@ impl Ipm {
         info.history.reserve(settings.max_iter + 1);
         let log: Option<Box<dyn Write + Send>> = if settings.print {
             Some(Box::new(std::io::stderr()))
+        } else {
+            None
+        };
+        let resto = if settings.restoration {
+            Some(Box::new(restoration::Restoration::new(nlp, &settings)?))
         } else {
             None
         };
@@ -244,13 +256,16 @@ impl Ipm {
             filter: Vec::with_capacity(2 * settings.max_iter + 16),
             theta_max: 0.0,
             theta_min: 0.0,
+            filter_rejections: 0,
+            filter_resets: 0,
+            kkt_residual: 0.0,
             info,
             out_lambda: v(m),
             out_zl: v(n),
             out_zu: v(n),
             out_g: v(m),
             is_restoration: false,
-            resto: None,
+            resto,
             log,
             log_prefix: "",
             start_time: Instant::now(),

@@ -173,14 +173,21 @@ pub(crate) struct Restoration {
     data: RestoData,
 }
 
+/// Settings of the restoration IPM derived from the outer solver's.
+fn resto_settings(outer: &Settings) -> Settings {
+    Settings {
+        restoration: false,
+        scaling: false,
+        ..outer.clone()
+    }
+}
+
 impl Restoration {
-    fn new(inner: &dyn Nlp, outer: &Settings) -> Result<Restoration, SolverError> {
+    /// Work space of the restoration phase for `inner` (built with the outer [`Ipm`], so that
+    /// a first restoration late in a solve, e.g. in an MPC tick, allocates nothing).
+    pub(super) fn new(inner: &dyn Nlp, outer: &Settings) -> Result<Restoration, SolverError> {
         let data = RestoData::new(inner)?;
-        let settings = Settings {
-            restoration: false,
-            scaling: false,
-            ..outer.clone()
-        };
+        let settings = resto_settings(outer);
         let mut ipm = Ipm::new(&RestoNlp { inner, d: &data }, settings)?;
         ipm.is_restoration = true;
         ipm.log_prefix = "  [resto] ";
@@ -196,7 +203,11 @@ impl Ipm {
         let phi = self.barrier_of(false);
         self.augment_filter(theta_r, phi);
         let mut resto = match self.resto.take() {
-            Some(r) => r,
+            Some(mut r) => {
+                // the current outer settings (no heap fields: the copy allocates nothing)
+                r.ipm.settings = resto_settings(&self.settings);
+                r
+            }
             None => {
                 Box::new(Restoration::new(nlp, &self.settings).map_err(|_| Status::NumericalError)?)
             }

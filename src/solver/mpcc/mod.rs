@@ -85,9 +85,16 @@ impl Default for MpccSettings {
             polish: Polish::IfNotConverged,
             mu_warm_factor: 0.1,
             max_wall_time: f64::INFINITY,
+            // Warm starts along the homotopy push the previous solution only 1e-9 off the
+            // bounds (IPOPT's default 1e-3 is meant for one warm-started NLP): at σ_k ≪ 1e-3 a
+            // 1e-3 push moves every biactive pair G = H ≈ √σ_k outside the relaxed set
+            // G·H ≤ σ_k, and the ladder-9 ball checks (slip-rate stick time, plain-conic
+            // multiplier growth) then fail.
             ipm: Settings {
                 tol: 1e-10,
                 mu_min: 1e-13,
+                warm_start_bound_push: 1e-9,
+                warm_start_mult_bound_push: 1e-9,
                 ..Settings::default()
             },
         }
