@@ -126,6 +126,24 @@ pub fn run_closed_loop(
     x0: &[f64],
     options: &ClosedLoopOptions,
 ) -> Result<ClosedLoopLog, MpcError> {
+    run_closed_loop_with(ctrl, plant, x0, options, None)
+}
+
+/// A moving reference: called before every solve with the tick time and the problem's
+/// parameter vector (`FesdjProblem::layout().params` gives the indices); it edits the
+/// parameters in place (no allocation) and they are passed to
+/// [`Controller::set_reference`].
+pub type ReferenceFn<'a> = &'a mut dyn FnMut(f64, &mut [f64]);
+
+/// [`run_closed_loop`] with an optional moving reference.
+pub fn run_closed_loop_with(
+    ctrl: &mut Controller,
+    plant: &mut Simulator,
+    x0: &[f64],
+    options: &ClosedLoopOptions,
+    mut reference: Option<ReferenceFn<'_>>,
+) -> Result<ClosedLoopLog, MpcError> {
+    let mut p = ctrl.problem().parameters().to_vec();
     let n_x = x0.len();
     let n_q = n_x / 2;
     if !options.noise_std.is_empty() && options.noise_std.len() != n_x {
@@ -152,6 +170,10 @@ pub fn run_closed_loop(
         for i in 0..n_x {
             let s = options.noise_std.get(i).copied().unwrap_or(0.0);
             meas[i] = x[i] + if s > 0.0 { s * noise.gaussian() } else { 0.0 };
+        }
+        if let Some(r) = reference.as_mut() {
+            r(t, &mut p);
+            ctrl.set_reference(&p)?;
         }
         ctrl.set_state(t, &meas[..n_q], &meas[n_q..])?;
         let plan = ctrl.solve(deadline)?;

@@ -19,7 +19,9 @@ pub mod fallback;
 pub mod plan;
 pub mod settings;
 
-pub use closed_loop::{run_closed_loop, ClosedLoopLog, ClosedLoopOptions, TickLog};
+pub use closed_loop::{
+    run_closed_loop, run_closed_loop_with, ClosedLoopLog, ClosedLoopOptions, ReferenceFn, TickLog,
+};
 pub use controller::Controller;
 pub use error::MpcError;
 pub use fallback::Fallback;

@@ -1,0 +1,133 @@
+//! Hopper MPC in closed loop (issue 6) — a measurement harness, not in the test suite yet
+//! (`cargo run --release --example hopper_mpc`; it panics where a check fails). The cold
+//! solve takes seconds, so with a 10 s deadline on a loaded machine the first ticks miss it and
+//! the fallback lets the body sink (see the branch report).
+//! `config/hopper_mpc.yaml` (T = 0.4 s, N = 8,
+//! N_FE = 2) loaded through the config API, re-solved every control interval by
+//! `mpc::Controller` against the FESD-J `Simulator` as plant, with a reference that moves
+//! forward. Asserts that the hopper stays up, moves forward and that most plans are verified;
+//! prints the per-tick solve-time percentiles and homotopy steps (no timing asserts).
+
+use fesdj_mpc::cli::run::solve_options;
+use fesdj_mpc::config::Problem;
+use fesdj_mpc::fesdj::{FesdjOptions, FesdjProblem, Simulator, SolveOptions};
+use fesdj_mpc::mpc::{
+    run_closed_loop_with, ClosedLoopOptions, Controller, Fallback, MpcSettings, PlanSource,
+};
+use std::path::Path;
+
+/// Forward speed of the reference, m/s.
+const V_REF: f64 = 0.3;
+const TICKS: usize = 30;
+
+fn main() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/hopper_mpc.yaml");
+    let problem = Problem::load(&path, &[]).expect("config");
+    let setup = problem.ocp().expect("ocp");
+    let n = setup.options.n_intervals;
+    let dt = setup.options.t_final / n as f64;
+    let mut fp =
+        FesdjProblem::new(&setup.ocp, &setup.options, solve_options(&problem)).expect("problem");
+    let mut p = fp.parameters().to_vec();
+    setup.write_references(fp.layout(), &mut p);
+    fp.set_parameters(&p).expect("parameters");
+    let params = fp.layout().params.clone();
+    let x0 = problem.x0();
+    let mut ctrl = Controller::new(
+        fp,
+        2,
+        1,
+        MpcSettings {
+            actuated: vec![3, 4],
+            effort_limit: vec![50.0, 50.0],
+            fallback: Fallback::HoldPosition { kp: 50.0, kd: 5.0 },
+            ..MpcSettings::default()
+        },
+    )
+    .expect("controller");
+    let mut plant = Simulator::new(
+        problem.cls_model().expect("model"),
+        dt,
+        &FesdjOptions {
+            n_intervals: 1,
+            ..setup.options.clone()
+        },
+        SolveOptions::default(),
+    )
+    .expect("plant");
+    // x_ref of interval k at tick time t: the x coordinate at t + (k + 1) dt.
+    let x_start = x0[0];
+    let mut reference = |t: f64, p: &mut [f64]| {
+        for (k, idx) in params.x_ref.iter().enumerate() {
+            p[idx[0]] = x_start + V_REF * (t + (k + 1) as f64 * dt);
+            p[idx[5]] = V_REF;
+        }
+        let last = &params.x_ref_terminal;
+        if !last.is_empty() {
+            p[last[0]] = x_start + V_REF * (t + n as f64 * dt);
+            p[last[5]] = V_REF;
+        }
+    };
+    let log = run_closed_loop_with(
+        &mut ctrl,
+        &mut plant,
+        &x0,
+        &ClosedLoopOptions {
+            steps: TICKS,
+            deadline_s: 10.0,
+            noise_std: Vec::new(),
+            seed: 1,
+        },
+        Some(&mut reference),
+    )
+    .expect("closed loop");
+    for t in &log.ticks {
+        let gap = t.q[1] - t.q[4] * (t.q[2] + t.q[3]).cos();
+        eprintln!(
+            "t {:.2} x {:.3} z {:.3} pitch {:+.3} gap {:.4} u [{:+.1}, {:+.1}] {:?} {:?} {:.1} ms hom {}",
+            t.t, t.q[0], t.q[1], t.q[2], gap, t.u[0], t.u[1], t.source, t.status,
+            t.solve_time_s * 1e3, t.homotopy_steps
+        );
+    }
+    let s = &log.summary;
+    eprintln!(
+        "p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms, homotopy steps mean {:.2}, {:?}, plant failures {}",
+        s.solve_time_p50_s * 1e3,
+        s.solve_time_p99_s * 1e3,
+        s.solve_time_max_s * 1e3,
+        s.homotopy_steps_mean,
+        s.counters,
+        s.plant_failures
+    );
+    let xf = &log.final_state;
+    eprintln!("final {xf:?}");
+    // Does not fall: the body stays up and nearly upright at every tick and at the end.
+    for t in &log.ticks {
+        assert!(t.q[1] > 0.25, "body down at t = {}: z = {}", t.t, t.q[1]);
+        assert!(
+            t.q[2].abs() < 0.5,
+            "tipped at t = {}: pitch = {}",
+            t.t,
+            t.q[2]
+        );
+    }
+    assert!(xf[1] > 0.25 && xf[2].abs() < 0.5, "final {xf:?}");
+    // Moves forward: at least half of the reference's advance.
+    let advance = V_REF * TICKS as f64 * dt;
+    assert!(
+        xf[0] - x0[0] >= 0.5 * advance,
+        "moved {:.3} of {advance:.3}",
+        xf[0] - x0[0]
+    );
+    // Most plans verified, and the plant integrated every step.
+    let c = s.counters;
+    assert!(c.verified as f64 >= 0.8 * c.solves as f64, "{c:?}");
+    assert_eq!(s.plant_failures, 0);
+    assert!(
+        log.ticks
+            .iter()
+            .filter(|t| t.source == PlanSource::Fresh)
+            .count()
+            >= TICKS * 8 / 10
+    );
+}
