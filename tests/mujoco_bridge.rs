@@ -441,12 +441,7 @@ fn hopper_bridge_over_dds() {
         );
         assert!(s["count"].as_u64().unwrap() >= 200, "run {}: {s}", k + 1);
         let seen: Vec<Vec<String>> = serde_json::from_value(s["names"].clone()).unwrap();
-        assert_eq!(
-            seen,
-            vec![names.map(String::from).to_vec()],
-            "run {}",
-            k + 1
-        );
+        assert_eq!(seen, [names.map(String::from).to_vec()], "run {}", k + 1);
     }
     assert_eq!(p["all_finite"], Value::Bool(true));
     assert_eq!(p["lengths_consistent"], Value::Bool(true));
@@ -535,7 +530,7 @@ fn hopper_bridge_over_dds() {
             Some(age) if age <= TIMEOUT => assert!(!s["stale"].as_bool().unwrap()),
             _ => {
                 assert!(s["stale"].as_bool().unwrap());
-                assert_eq!(u(s), vec![0.0, 0.0], "stale command not zeroed: {s}");
+                assert_eq!(u(s), [0.0, 0.0], "stale command not zeroed: {s}");
             }
         }
     }
@@ -572,7 +567,7 @@ fn hopper_bridge_over_dds() {
         "run 2 logged {} samples, the peer received {seen2}",
         s2.len()
     );
-    assert_eq!(vecf(&s2[0]["q"]), vec![0.1, 0.5, 0.0, 0.0, 0.5]);
+    assert_eq!(vecf(&s2[0]["q"]), [0.1, 0.5, 0.0, 0.0, 0.5]);
     assert!(s2.iter().all(|s| s["stale"].as_bool().unwrap()));
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -603,7 +598,7 @@ fn quadruped_bridge_publishes_joints_and_odom() {
     let seen: Vec<Vec<String>> = serde_json::from_value(segs[0]["names"].clone()).unwrap();
     assert_eq!(
         seen,
-        vec![names.clone()],
+        [names.clone()],
         "joint_states carries the 12 leg joints"
     );
     assert_eq!(p["all_finite"], Value::Bool(true));
@@ -687,15 +682,11 @@ fn pusher_bridge_publishes_the_box() {
     assert_eq!(segs.len(), 1, "{segs:?}");
     let names = ["shoulder", "elbow", "wrist", "box_x", "box_y", "box_yaw"];
     let seen: Vec<Vec<String>> = serde_json::from_value(segs[0]["names"].clone()).unwrap();
-    assert_eq!(seen, vec![names.map(String::from).to_vec()]);
+    assert_eq!(seen, [names.map(String::from).to_vec()]);
     let l = read_json(&log);
     let samples = l["samples"].as_array().unwrap();
     let q0 = vecf(&samples[0]["q"]);
-    assert_eq!(
-        q0,
-        vec![1.0, -2.0, 1.0, 0.55, 0.0, 0.0],
-        "initial arm and box"
-    );
+    assert_eq!(q0, [1.0, -2.0, 1.0, 0.55, 0.0, 0.0], "initial arm and box");
     // box_x, box_y, box_yaw are the box's planar pose (log: position and quaternion w x y z).
     for s in samples {
         let q = vecf(&s["q"]);
