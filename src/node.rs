@@ -121,6 +121,7 @@ pub struct MpcProvider {
     plant_x: Vec<f64>,
     u_plant: Vec<f64>,
     t: f64,
+    deadline_s: f64,
     t_origin: Option<Time>,
     have_state: bool,
     enabled: bool,
@@ -162,8 +163,11 @@ impl PlanProvider for MpcProvider {
             return Err("no state".into());
         }
         self.controller.set_state(self.t, &self.q, &self.v)?;
-        let budget = deadline.saturating_duration_since(Instant::now());
-        let budget = budget.max(std::time::Duration::from_millis(1));
+        // The problem file's `mpc.deadline_s` bounds the solve (default one control period,
+        // like the node's tick deadline; a longer one lets a cold start finish at the cost of
+        // tick overruns).
+        let _ = deadline;
+        let budget = std::time::Duration::from_secs_f64(self.deadline_s);
         let p = self.controller.solve(budget)?;
         let status = match (p.source, p.status) {
             (PlanSource::Fresh, Status::Solved) => PlanStatus::Solved,
@@ -445,6 +449,7 @@ pub fn setup(
         plant_x: x0,
         u_plant: vec![0.0; n_u],
         t: 0.0,
+        deadline_s: setup.deadline_s,
         t_origin: None,
         have_state: false,
         enabled: p.start_enabled,

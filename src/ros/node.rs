@@ -7,6 +7,7 @@
 //! | publisher | `~/planned_trajectory` | `trajectory_msgs/msg/JointTrajectory` |
 //! | publisher | `~/effort_command` | `std_msgs/msg/Float64MultiArray` |
 //! | publisher | `/diagnostics` | `diagnostic_msgs/msg/DiagnosticArray` |
+//! | publisher (with `sim`) | `joint_states` of the provider's simulated plant | `sensor_msgs/msg/JointState` |
 //! | service | `~/plan`, `~/reset` | `std_srvs/srv/Trigger` |
 //! | service | `~/enable` | `std_srvs/srv/SetBool` |
 //! | services | `~/get_parameters`, `~/list_parameters`, … | `rcl_interfaces` (by ros2-client) |
@@ -17,6 +18,11 @@
 //! effort command. A second thread runs ros2-client's spinner (discovery bookkeeping and the
 //! parameter services). Outgoing messages are built in buffers that are reused tick after tick;
 //! RustDDS still allocates its serialised sample and each received message internally.
+//!
+//! With `sim: true` every tick first advances the provider's plant
+//! ([`PlanProvider::sim_step`]) by one period with the effort published during the last one,
+//! publishes its state ([`PlanProvider::sim_state`]) on `joint_states` and takes it as the
+//! measured state; received `joint_states` are then ignored.
 //!
 //! QoS: the subscriptions are best effort, keep last 10 (they match reliable and best-effort
 //! publishers); the publishers are reliable, volatile, keep last 10, and never block the loop
