@@ -60,9 +60,19 @@ fn xml_launch_passes_parameters_the_node_accepts() {
     let args: BTreeMap<String, String> = els
         .iter()
         .filter(|(n, _)| n == "arg")
-        .map(|(_, a)| (a["name"].clone(), a.get("default").cloned().unwrap_or_default()))
+        .map(|(_, a)| {
+            (
+                a["name"].clone(),
+                a.get("default").cloned().unwrap_or_default(),
+            )
+        })
         .collect();
-    for a in ["config_file", "robot_description_path", "sim", "params_file"] {
+    for a in [
+        "config_file",
+        "robot_description_path",
+        "sim",
+        "params_file",
+    ] {
         assert!(args.contains_key(a), "launch argument {a}");
     }
     let nodes: Vec<_> = els.iter().filter(|(n, _)| n == "node").collect();
@@ -87,10 +97,8 @@ fn xml_launch_passes_parameters_the_node_accepts() {
     let mut names = Vec::new();
     for (_, a) in els.iter().filter(|(n, _)| n == "param") {
         if let Some(from) = a.get("from") {
-            let path = subst(from).replace(
-                "$(find-pkg-share fesdj_mpc)",
-                &root().display().to_string(),
-            );
+            let path =
+                subst(from).replace("$(find-pkg-share fesdj_mpc)", &root().display().to_string());
             ros_args.push("--params-file".into());
             ros_args.push(path);
             continue;

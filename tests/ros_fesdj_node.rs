@@ -248,7 +248,10 @@ fn external_joint_states_plan_and_bad_input_yields_no_plan() {
     // solve started from the last good state before it, which the stamp check above covers.)
     for (i, p) in phases.iter().enumerate() {
         if p["name"] == "good" {
-            assert!(per_phase[i] >= 1, "no plans in good phase {i}: {per_phase:?}");
+            assert!(
+                per_phase[i] >= 1,
+                "no plans in good phase {i}: {per_phase:?}"
+            );
         }
     }
     let bad: usize = phases
@@ -258,5 +261,8 @@ fn external_joint_states_plan_and_bad_input_yields_no_plan() {
         .map(|(_, n)| n)
         .sum();
     let good: usize = per_phase.iter().sum::<usize>() - bad;
-    assert!(bad <= 2 && good > bad, "arrivals in bad phases: {per_phase:?}");
+    assert!(
+        bad <= 2 && good > bad,
+        "arrivals in bad phases: {per_phase:?}"
+    );
 }

@@ -57,8 +57,11 @@ pub struct PlotData {
     pub t_end: f64,
     /// Further panels after the standard ones: title and named curves of `(t, y)` points
     /// (e.g. the solve times of `fesdj mpc`).
-    pub extra_panels: Vec<(String, Vec<(String, Vec<(f64, f64)>)>)>,
+    pub extra_panels: Vec<(String, Vec<Series>)>,
 }
+
+/// A named curve of `(t, y)` points.
+pub type Series = (String, Vec<(f64, f64)>);
 
 /// Names of the plotted quantities.
 #[derive(Clone, Debug, Default, PartialEq)]

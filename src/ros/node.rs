@@ -482,14 +482,14 @@ impl NodeRuntime {
             refill(&mut msg.data, &self.plan.effort);
             publish(&self.effort_pub, &self.effort_msg, &mut self.diag);
             self.record_applied();
-        } else if provider.failure_effort(&mut self.fallback) {
-            if self.fallback.iter().all(|u| u.is_finite()) {
-                let msg = Arc::make_mut(&mut self.effort_msg);
-                refill(&mut msg.data, &self.fallback);
-                publish(&self.effort_pub, &self.effort_msg, &mut self.diag);
-                self.diag.fallback_commands += 1;
-                self.record_applied();
-            }
+        } else if provider.failure_effort(&mut self.fallback)
+            && self.fallback.iter().all(|u| u.is_finite())
+        {
+            let msg = Arc::make_mut(&mut self.effort_msg);
+            refill(&mut msg.data, &self.fallback);
+            publish(&self.effort_pub, &self.effort_msg, &mut self.diag);
+            self.diag.fallback_commands += 1;
+            self.record_applied();
         }
     }
 
