@@ -6,7 +6,8 @@
 //! transcription of complementarity Lagrangian systems into MPCCs; [`solver`] the interior-point
 //! NLP solver and the MPCC homotopy; [`config`] problem files (YAML) → models, OCPs and
 //! simulations; [`mpc`] the receding-horizon controller; [`ros`] the ROS 2 communication layer
-//! (messages, `--ros-args`, parameters, node runtime); [`cli`] the subcommands of the `fesdj`
+//! (messages, `--ros-args`, parameters, node runtime); [`node`] the MPC provider of the
+//! `fesdj_node` binary; [`cli`] the subcommands of the `fesdj`
 //! binary.
 #![warn(missing_docs)]
 
@@ -16,5 +17,6 @@ pub mod config;
 pub mod fesdj;
 pub mod model;
 pub mod mpc;
+pub mod node;
 pub mod ros;
 pub mod solver;

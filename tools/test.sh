@@ -25,10 +25,20 @@ set +e
 cargo test --release --no-fail-fast 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
+echo "== colcon build + colcon test (tools/colcon_check.sh)"
+colcon_start=$(date +%s)
+set +e
+tools/colcon_check.sh
+colcon_status=$?
+set -e
+echo "colcon stage: exit status $colcon_status, $(( $(date +%s) - colcon_start )) s"
 echo "== summary"
 passed=$(grep -E '^test result:' "$log" | awk '{s+=$4} END {print s+0}')
 failed=$(grep -E '^test result:' "$log" | awk '{s+=$6} END {print s+0}')
 ignored=$(grep -E '^test result:' "$log" | awk '{s+=$8} END {print s+0}')
-echo "tests passed: $passed, failed: $failed, ignored: $ignored, cargo exit status: $status"
+echo "tests passed: $passed, failed: $failed, ignored: $ignored, cargo exit status: $status, colcon exit status: $colcon_status"
 rm -f "$log"
+if [ "$status" -eq 0 ] && [ "$colcon_status" -ne 0 ]; then
+  status=$colcon_status
+fi
 exit "$status"

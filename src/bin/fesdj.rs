@@ -19,6 +19,8 @@ enum Command {
     Dynamics(cli::dynamics::DynamicsArgs),
     /// Evaluate an imported function (and its sparse derivatives) at given inputs.
     Eval(cli::eval::EvalArgs),
+    /// Receding-horizon MPC of a problem file in closed loop against the FESD-J simulator.
+    Mpc(cli::mpc::MpcArgs),
     /// Solve mathematical programs with complementarity constraints.
     Mpcc(cli::mpcc::MpccArgs),
     /// Simulate a problem file with FESD-J as an integrator (repeated one-interval problems).
@@ -48,6 +50,7 @@ fn main() {
                 2
             }
         },
+        Command::Mpc(a) => cli::mpc::run(a),
         Command::Mpcc(a) => cli::mpcc::run(a),
         Command::Simulate(a) => cli::simulate::run(a),
         Command::Solve(a) => cli::solve::run(a),

@@ -4,6 +4,7 @@
 pub mod check;
 pub mod dynamics;
 pub mod eval;
+pub mod mpc;
 pub mod mpcc;
 pub mod plot;
 pub mod run;

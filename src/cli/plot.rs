@@ -55,7 +55,13 @@ pub struct PlotData {
     pub switch_times: Vec<f64>,
     /// End time (the last control interval ends here).
     pub t_end: f64,
+    /// Further panels after the standard ones: title and named curves of `(t, y)` points
+    /// (e.g. the solve times of `fesdj mpc`).
+    pub extra_panels: Vec<(String, Vec<Series>)>,
 }
+
+/// A named curve of `(t, y)` points.
+pub type Series = (String, Vec<(f64, f64)>);
 
 /// Names of the plotted quantities.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -151,6 +157,7 @@ impl PlotData {
             impacts,
             switch_times,
             t_end,
+            extra_panels: Vec::new(),
         })
     }
 }
@@ -248,6 +255,13 @@ fn panels(d: &PlotData, l: &PlotLabels) -> Vec<Panel> {
             title: "normal impulses".into(),
             curves: Vec::new(),
             stems,
+        });
+    }
+    for (title, curves) in &d.extra_panels {
+        out.push(Panel {
+            title: title.clone(),
+            curves: curves.clone(),
+            stems: Vec::new(),
         });
     }
     out

@@ -54,6 +54,9 @@ pub enum RunError {
     /// Plotting failed.
     #[error(transparent)]
     Plot(#[from] PlotError),
+    /// The MPC controller rejected its settings or the closed loop failed.
+    #[error(transparent)]
+    Mpc(#[from] crate::mpc::MpcError),
     /// An output file could not be written.
     #[error("cannot write {file}: {why}")]
     Write {

@@ -35,6 +35,7 @@
 //!   terminal: {g: ["q - 1"]}                 # default g = 0
 //! simulation: {T_sim: 3, N_sim: 20, u: [..]} # one control vector, or one per step
 //! solver: {sigma0: 1, kappa: 0.1, comp_tol: 1e-9, ipm: {max_iter: 500}}   # MpccSettings
+//! mpc: {rate_hz: 10, steps: 30, plant: {model: {mu: 0.25}}}   # see schema::MpcSpec
 //! ```
 //!
 //! [`Problem::load`] reads a file, applies `--set KEY=VALUE` overrides ([`set`]) to the YAML
@@ -49,6 +50,7 @@
 pub mod de;
 pub mod error;
 pub mod expressions;
+mod mpc_build;
 mod ocp_build;
 mod problem;
 pub mod robot;
@@ -58,6 +60,7 @@ pub mod symbols;
 pub mod tree;
 
 pub use error::ConfigError;
+pub use mpc_build::{MpcSetup, DEFAULT_STEPS};
 pub use ocp_build::{OcpSetup, SimulationSetup};
 pub use problem::{eval_mass_and_gaps, ModelSource, Problem};
 pub use schema::Config;

@@ -12,9 +12,9 @@ use super::error::{invalid, shape, ConfigError};
 use super::expressions::ExpressionModel;
 use super::robot::RobotModel;
 use super::schema::Config;
-use super::set::{apply, parse_override};
+use super::set::{apply, parse_override, Override};
 use super::symbols::Symbols;
-use super::tree::parse_yaml;
+use super::tree::{parse_yaml, Tree};
 
 /// Where the model comes from.
 #[derive(Debug, Clone)]
@@ -38,6 +38,10 @@ pub struct Problem {
     pub warnings: Vec<String>,
     /// Paths of every schema field the file (or a `--set`) gave explicitly.
     set_paths: Vec<String>,
+    /// The YAML tree after the overrides (the plant of `mpc.plant` is built from it).
+    tree: Tree,
+    /// Directory that resolves relative paths.
+    base_dir: PathBuf,
 }
 
 /// Paths under `fesdj` that other sections set.
@@ -77,6 +81,17 @@ impl Problem {
                 created.push((o.key, path));
             }
         }
+        Problem::from_tree(tree, file, base_dir, &created)
+    }
+
+    /// Deserialise and check an overridden tree; `created` lists `(key, path)` of the
+    /// overrides that created a key (they must name schema fields).
+    fn from_tree(
+        tree: Tree,
+        file: &Path,
+        base_dir: &Path,
+        created: &[(String, String)],
+    ) -> Result<Problem, ConfigError> {
         let (config, visited) = match from_tree::<Config>(&tree) {
             Ok(x) => x,
             Err(e) => {
@@ -95,8 +110,9 @@ impl Problem {
                 });
             }
         };
-        for (key, path) in &created {
-            if !visited.contains(path) {
+        for (key, path) in created {
+            // `mpc.plant` is a free-form tree, checked when the plant is built.
+            if !visited.contains(path) && !path.starts_with("mpc.plant.") {
                 return Err(ConfigError::Override {
                     key: key.clone(),
                     why: format!("unknown key: `{path}` is not a field of the configuration"),
@@ -118,9 +134,71 @@ impl Problem {
             model,
             warnings: Vec::new(),
             set_paths: visited,
+            tree,
+            base_dir: base_dir.to_path_buf(),
         };
         problem.check()?;
         Ok(problem)
+    }
+
+    /// The plant of a closed-loop run: `None` without `mpc.plant`, else a second build of this
+    /// file with the `mpc.plant` overrides applied leaf by leaf (only under `model`, `fesdj`
+    /// and `solver`). Errors name `mpc.plant.<path>`.
+    pub fn plant_problem(&self) -> Result<Option<Problem>, ConfigError> {
+        let Some(plant) = self.tree.get("mpc").and_then(|m| m.get("plant")) else {
+            return Ok(None);
+        };
+        let plant = match plant {
+            Tree::Null => return Ok(None),
+            Tree::Map(m) => m.clone(),
+            other => {
+                return Err(invalid(
+                    "mpc.plant",
+                    format!("must be a mapping of overrides, got {}", other.kind()),
+                ))
+            }
+        };
+        let mut leaves = Vec::new();
+        for (key, value) in &plant {
+            if !["model", "fesdj", "solver"].contains(&key.as_str()) {
+                return Err(invalid(
+                    format!("mpc.plant.{key}"),
+                    "unknown key: the plant overrides `model`, `fesdj` or `solver`",
+                ));
+            }
+            flatten(vec![key.clone()], value, &mut leaves);
+        }
+        let mut tree = self.tree.clone();
+        if let Tree::Map(m) = &mut tree {
+            m.retain(|(k, _)| k != "mpc");
+        }
+        let mut created = Vec::new();
+        for (segments, value) in leaves {
+            let key = format!("mpc.plant.{}", segments.join("."));
+            let o = Override {
+                key: key.clone(),
+                segments,
+                value,
+            };
+            let (path, existed) = apply(&mut tree, &o).map_err(|e| plant_error(&key, e))?;
+            if !existed {
+                created.push((key, path));
+            }
+        }
+        let file = self.file.clone();
+        Problem::from_tree(tree, &file, &self.base_dir.clone(), &created)
+            .map(Some)
+            .map_err(|e| match e {
+                ConfigError::Override { key, why } => plant_error(
+                    &key,
+                    ConfigError::Override {
+                        key: key.clone(),
+                        why,
+                    },
+                ),
+                ConfigError::Schema(d) => invalid(format!("mpc.plant.{}", d.path), d.msg),
+                other => invalid("mpc.plant", other.to_string()),
+            })
     }
 
     /// True if the field at `path` (e.g. `solver.stop_measure`) was given explicitly, by the
@@ -221,6 +299,28 @@ impl Problem {
         }
         Ok(())
     }
+}
+
+/// Leaves of an override tree: mappings recurse, anything else replaces the value.
+fn flatten(prefix: Vec<String>, t: &Tree, out: &mut Vec<(Vec<String>, Tree)>) {
+    match t {
+        Tree::Map(m) if !m.is_empty() => {
+            for (k, v) in m {
+                let mut p = prefix.clone();
+                p.push(k.clone());
+                flatten(p, v, out);
+            }
+        }
+        other => out.push((prefix, other.clone())),
+    }
+}
+
+fn plant_error(key: &str, e: ConfigError) -> ConfigError {
+    let why = match e {
+        ConfigError::Override { why, .. } => why,
+        other => other.to_string(),
+    };
+    invalid(key, why)
 }
 
 fn model_source(config: &Config, base_dir: &Path) -> Result<ModelSource, ConfigError> {

@@ -38,6 +38,84 @@ pub struct Config {
     /// Homotopy and interior-point settings.
     #[serde(default)]
     pub solver: MpccSettings,
+    /// Receding-horizon control (`fesdj mpc`, the ROS node): rate, deadline, controller
+    /// settings, measurement noise and plant mismatch. The MPC problem is the `horizon` + `ocp`.
+    #[serde(default)]
+    pub mpc: Option<MpcSpec>,
+}
+
+/// The `mpc` section. Every field is optional.
+///
+/// ```yaml
+/// mpc:
+///   rate_hz: 10            # control rate = plant step of `fesdj mpc` (default N/T: one tick per interval)
+///   steps: 30              # ticks of `fesdj mpc` (default 50; --steps overrides)
+///   deadline_s: 0.1        # per solve (default 1/rate_hz)
+///   warm_sigma0: 1.0e-2    # MpcSettings (defaults as there)
+///   cold_sigma0: 1
+///   shift: true
+///   accept_comp_residual: 1.0e-6
+///   actuated: [x]          # coordinate driven by each control (default: from the model)
+///   effort_limit: 20       # per control, symmetric (default: from the OCP's u bounds)
+///   fallback: {damping: {kd: 1}}         # or {hold_position: {kp: 10, kd: 1}}
+///   noise: {std: [1e-3, 0, 1e-3, 0], seed: 7}   # measurement noise on (q, v) (default none)
+///   plant: {model: {mu: 0.25}}           # overrides for the plant's model (mismatch)
+/// ```
+///
+/// `plant` holds overrides of the sections `model`, `fesdj` and `solver` of this file, applied
+/// (like `--set`, leaf by leaf) to a second build of the problem whose model the closed-loop
+/// plant simulates; the controller keeps the nominal model. Unknown keys are errors naming
+/// `mpc.plant.<path>`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MpcSpec {
+    /// Control rate in Hz (default `N / T`).
+    #[serde(default)]
+    pub rate_hz: Option<f64>,
+    /// Closed-loop ticks of `fesdj mpc` (default 50).
+    #[serde(default)]
+    pub steps: Option<usize>,
+    /// Deadline of every solve in seconds (default `1 / rate_hz`).
+    #[serde(default)]
+    pub deadline_s: Option<f64>,
+    /// σ₀ of warm starts.
+    #[serde(default)]
+    pub warm_sigma0: Option<f64>,
+    /// σ₀ of cold starts.
+    #[serde(default)]
+    pub cold_sigma0: Option<f64>,
+    /// Shift the previous solution for the warm start.
+    #[serde(default)]
+    pub shift: Option<bool>,
+    /// Largest `max G·H` of an accepted, not fully converged homotopy.
+    #[serde(default)]
+    pub accept_comp_residual: Option<f64>,
+    /// Coordinate (by name) driven by each control.
+    #[serde(default)]
+    pub actuated: Option<Vec<String>>,
+    /// Symmetric effort limit per control (or one for all).
+    #[serde(default)]
+    pub effort_limit: Option<Numbers>,
+    /// Fallback law.
+    #[serde(default)]
+    pub fallback: Option<crate::mpc::Fallback>,
+    /// Measurement noise.
+    #[serde(default)]
+    pub noise: Option<NoiseSpec>,
+    /// Plant mismatch: overrides of `model`, `fesdj`, `solver` for the plant's build.
+    #[serde(default)]
+    pub plant: Option<super::tree::Tree>,
+}
+
+/// Gaussian measurement noise of `fesdj mpc`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoiseSpec {
+    /// Standard deviation per state entry (`2 n_q`, or one for all).
+    pub std: Numbers,
+    /// Seed (default 0).
+    #[serde(default)]
+    pub seed: u64,
 }
 
 /// The model: exactly one of `expressions` and `robot`, plus defaults for every contact.

@@ -7,6 +7,7 @@
 //! | publisher | `~/planned_trajectory` | `trajectory_msgs/msg/JointTrajectory` |
 //! | publisher | `~/effort_command` | `std_msgs/msg/Float64MultiArray` |
 //! | publisher | `/diagnostics` | `diagnostic_msgs/msg/DiagnosticArray` |
+//! | publisher (with `sim`) | `joint_states` of the provider's simulated plant | `sensor_msgs/msg/JointState` |
 //! | service | `~/plan`, `~/reset` | `std_srvs/srv/Trigger` |
 //! | service | `~/enable` | `std_srvs/srv/SetBool` |
 //! | services | `~/get_parameters`, `~/list_parameters`, … | `rcl_interfaces` (by ros2-client) |
@@ -17,6 +18,11 @@
 //! effort command. A second thread runs ros2-client's spinner (discovery bookkeeping and the
 //! parameter services). Outgoing messages are built in buffers that are reused tick after tick;
 //! RustDDS still allocates its serialised sample and each received message internally.
+//!
+//! With `sim: true` every tick first advances the provider's plant
+//! ([`PlanProvider::sim_step`]) by one period with the effort published during the last one,
+//! publishes its state ([`PlanProvider::sim_state`]) on `joint_states` and takes it as the
+//! measured state; received `joint_states` are then ignored.
 //!
 //! QoS: the subscriptions are best effort, keep last 10 (they match reliable and best-effort
 //! publishers); the publishers are reliable, volatile, keep last 10, and never block the loop
@@ -83,6 +89,18 @@ pub struct NodeRuntime {
     enabled: bool,
     throttle: StdDuration,
     period: StdDuration,
+    /// `sim: true`: publisher of the simulated `joint_states`, its message, the effort
+    /// applied to the plant during the current period, and whether the plant has a state yet.
+    sim: Option<SimPlant>,
+}
+
+/// The internal plant of `sim: true`.
+struct SimPlant {
+    joint_pub: Publisher<Arc<JointState>>,
+    msg: Arc<JointState>,
+    state: super::provider::RobotState,
+    applied: Vec<f64>,
+    started: bool,
 }
 
 impl NodeRuntime {
@@ -178,6 +196,20 @@ impl NodeRuntime {
 
         let effort_order = p.effort_joint_order().to_vec();
         let nu = effort_order.len();
+        let sim = if p.sim {
+            Some(SimPlant {
+                joint_pub: publisher::<JointState>(&mut node, &topics.joint_states)?,
+                msg: Arc::new(JointState {
+                    name: p.joint_names.clone(),
+                    ..Default::default()
+                }),
+                state: super::provider::RobotState::new(p.joint_names.len(), false),
+                applied: vec![0.0; nu],
+                started: false,
+            })
+        } else {
+            None
+        };
         let trajectory_msg = Arc::new(JointTrajectory {
             joint_names: p.joint_names.clone(),
             ..Default::default()
@@ -212,6 +244,7 @@ impl NodeRuntime {
             reset_srv,
             enable_srv,
             spinner: Some(spinner),
+            sim,
             node,
             topics,
             config,
@@ -305,6 +338,8 @@ impl NodeRuntime {
     fn drain_inputs(&mut self) {
         for _ in 0..MAX_DRAIN {
             match self.joint_sub.take() {
+                // With the internal plant, joint_states come from it (also our own echo).
+                Ok(Some(_)) if self.sim.is_some() => {}
                 Ok(Some((msg, _))) => {
                     let r = self.validator.accept_joint_state(&msg, Time::now());
                     if let Some(w) = count(&mut self.diag, self.throttle, r) {
@@ -383,7 +418,43 @@ impl NodeRuntime {
         Ok(())
     }
 
+    /// `sim: true`: step the plant over the last period with the effort applied in it, then
+    /// publish its state on `joint_states` and take it as the measured state.
+    fn sim_tick<P: PlanProvider + ?Sized>(&mut self, provider: &mut P) {
+        let dt = self.period.as_secs_f64();
+        let Some(sim) = &mut self.sim else { return };
+        if sim.started {
+            if let Err(e) = provider.sim_step(&sim.applied, dt) {
+                let text = format!("simulated plant: step failed: {e}");
+                log_to(&self.node, &self.config, LogLevel::Warn, &text);
+            }
+        }
+        sim.applied.iter_mut().for_each(|u| *u = 0.0);
+        if !provider.sim_state(&mut sim.state) {
+            return;
+        }
+        sim.started = true;
+        let now = Time::now();
+        let msg = Arc::make_mut(&mut sim.msg);
+        msg.header.stamp = now;
+        refill(&mut msg.position, &sim.state.position);
+        refill(&mut msg.velocity, &sim.state.velocity);
+        msg.effort.clear();
+        let r = self.validator.accept_joint_state(msg, now);
+        if let Some(w) = count(&mut self.diag, self.throttle, r) {
+            log_to(&self.node, &self.config, LogLevel::Warn, &w);
+        }
+        publish(&sim.joint_pub, &sim.msg, &mut self.diag);
+    }
+
+    fn record_applied(&mut self) {
+        if let Some(sim) = &mut self.sim {
+            sim.applied.copy_from_slice(&self.effort_msg.data);
+        }
+    }
+
     fn tick<P: PlanProvider + ?Sized>(&mut self, provider: &mut P, deadline: Instant) {
+        self.sim_tick(provider);
         self.diag.ticks += 1;
         let fault = self.validator.current(Time::now()).err();
         self.diag.set_state_ok(fault.is_none());
@@ -402,6 +473,7 @@ impl NodeRuntime {
                 refill(&mut msg.data, &self.fallback);
                 publish(&self.effort_pub, &self.effort_msg, &mut self.diag);
                 self.diag.fallback_commands += 1;
+                self.record_applied();
             }
             return;
         }
@@ -409,6 +481,15 @@ impl NodeRuntime {
             let msg = Arc::make_mut(&mut self.effort_msg);
             refill(&mut msg.data, &self.plan.effort);
             publish(&self.effort_pub, &self.effort_msg, &mut self.diag);
+            self.record_applied();
+        } else if provider.failure_effort(&mut self.fallback)
+            && self.fallback.iter().all(|u| u.is_finite())
+        {
+            let msg = Arc::make_mut(&mut self.effort_msg);
+            refill(&mut msg.data, &self.fallback);
+            publish(&self.effort_pub, &self.effort_msg, &mut self.diag);
+            self.diag.fallback_commands += 1;
+            self.record_applied();
         }
     }
 

@@ -9,19 +9,19 @@
 //!
 //! | name | type | default | meaning |
 //! |---|---|---|---|
-//! | `urdf_path` | string | `""` | robot URDF (empty: the robot of the config) |
-//! | `config_path` | string | `""` | FESD-J problem config YAML (empty: the embedded default) |
-//! | `rate_hz` | double | 50.0 | control rate; each tick plans once (0 < rate ≤ 1000) |
-//! | `horizon.N` | integer | 20 | grid intervals of the horizon (1 ≤ N ≤ 10000) |
-//! | `horizon.T` | double | 0.5 | horizon length in seconds (> 0) |
+//! | `robot_description_path` | string | `""` | robot URDF replacing `model.robot.urdf` of the config (empty: the config's); alias `urdf_path` |
+//! | `config_file` | string | `""` | FESD-J problem file YAML with `horizon`, `ocp`, `mpc` (empty: the embedded demo); alias `config_path` |
+//! | `rate_hz` | double | 50.0 | control rate; each tick plans once (0 < rate ≤ 1000); `fesdj_node`: default the config's `mpc.rate_hz` |
+//! | `horizon.N` | integer | 20 | grid intervals of the horizon (1 ≤ N ≤ 10000); `fesdj_node`: default the config's |
+//! | `horizon.T` | double | 0.5 | horizon length in seconds (> 0); `fesdj_node`: default the config's |
 //! | `weights.q`, `weights.v`, `weights.u` | double array | `[]` | diagonal tracking weights (empty: config's); ≥ 0 |
-//! | `sim` | bool | false | run the FESD-J simulator as plant inside the node |
+//! | `sim` | bool | false | run the FESD-J simulator as plant inside the node (it publishes `joint_states`); `fesdj_node` without a config file: true |
 //! | `floating_base` | bool | false | also subscribe `odom` (nav_msgs/Odometry) for the base |
 //! | `joint_names` | string array | `[]` | controlled joints: order of q, v, u in plans and trajectories |
 //! | `effort_joints` | string array | `[]` | order of `~/effort_command` (empty: `joint_names`) |
 //! | `stale_state_timeout` | double | 0.1 | a state older than this (s) is not planned from (> 0) |
 //! | `service_mapping` | string | `fastrtps` | service wire convention: `fastrtps` (rmw_fastrtps_cpp) or `cyclonedds` (rmw_cyclonedds_cpp) |
-//! | `start_enabled` | bool | false | publish commands from start (else wait for `~/enable`) |
+//! | `start_enabled` | bool | false | publish commands from start (else wait for `~/enable`); `fesdj_node` without a config file: true |
 //! | `diagnostics_rate_hz` | double | 1.0 | `/diagnostics` publication rate (> 0) |
 //! | `warn_throttle_s` | double | 1.0 | minimum interval between repeated input warnings (≥ 0) |
 //!
@@ -110,9 +110,9 @@ impl ServiceConvention {
 /// Effective node parameters (see the module table).
 #[derive(Debug, Clone, PartialEq)]
 pub struct NodeParams {
-    /// `urdf_path`.
+    /// `robot_description_path` (alias `urdf_path`).
     pub urdf_path: String,
-    /// `config_path`.
+    /// `config_file` (alias `config_path`).
     pub config_path: String,
     /// `rate_hz`.
     pub rate_hz: f64,
@@ -175,8 +175,8 @@ impl Default for NodeParams {
 
 /// Every declared parameter name, in declaration order.
 pub const PARAMETER_NAMES: [&str; 18] = [
-    "urdf_path",
-    "config_path",
+    "robot_description_path",
+    "config_file",
     "rate_hz",
     "horizon.N",
     "horizon.T",
@@ -315,8 +315,8 @@ impl NodeParams {
         for o in overrides {
             let s = Setter { o };
             match o.name.as_str() {
-                "urdf_path" => p.urdf_path = s.string()?,
-                "config_path" => p.config_path = s.string()?,
+                "robot_description_path" | "urdf_path" => p.urdf_path = s.string()?,
+                "config_file" | "config_path" => p.config_path = s.string()?,
                 "rate_hz" => {
                     let r = s.positive(s.double()?)?;
                     if r > 1000.0 {
@@ -452,8 +452,8 @@ impl NodeParams {
     pub fn declarations(&self) -> Vec<(&'static str, ParameterValue)> {
         use ParameterValue as V;
         vec![
-            ("urdf_path", V::String(self.urdf_path.clone())),
-            ("config_path", V::String(self.config_path.clone())),
+            ("robot_description_path", V::String(self.urdf_path.clone())),
+            ("config_file", V::String(self.config_path.clone())),
             ("rate_hz", V::Double(self.rate_hz)),
             ("horizon.N", V::Integer(self.horizon_n)),
             ("horizon.T", V::Double(self.horizon_t)),

@@ -245,6 +245,30 @@ pub trait PlanProvider {
         false
     }
 
+    /// Called on a tick whose [`plan`](Self::plan) failed (nothing was published). The provider
+    /// may write a safe effort command (its fallback law) — one entry per effort joint — and
+    /// return `true` to have it published on `~/effort_command`. The default publishes nothing.
+    fn failure_effort(&mut self, effort: &mut [f64]) -> bool {
+        let _ = effort;
+        false
+    }
+
+    /// `sim: true`: write the simulated plant's state (positions and velocities in
+    /// `joint_names` order; `stamp` is set by the node) and return `true`. The node publishes
+    /// it on `joint_states` and plans from it. The default (no plant) returns `false`.
+    fn sim_state(&mut self, state: &mut RobotState) -> bool {
+        let _ = state;
+        false
+    }
+
+    /// `sim: true`: advance the simulated plant by `dt` seconds with `effort` (effort-joint
+    /// order; what was published on `~/effort_command` during the last period, zeros if
+    /// nothing was). The default does nothing.
+    fn sim_step(&mut self, effort: &[f64], dt: f64) -> Result<(), ProviderError> {
+        let _ = (effort, dt);
+        Ok(())
+    }
+
     /// `~/reset`: drop warm starts and internal state.
     fn reset(&mut self) -> Result<(), ProviderError>;
 

@@ -1,0 +1,248 @@
+//! `fesdj mpc CONFIG.yaml [--set KEY=VALUE]... [--steps K] [--output LOG.json] [--plot OUT.svg]`:
+//! receding-horizon control in closed loop against the FESD-J simulator as plant.
+//!
+//! The MPC problem is the file's `horizon` + `ocp` (built once); the `mpc` section gives the
+//! rate (= plant step), the deadline, the controller settings, measurement noise and the plant
+//! mismatch (`mpc.plant`, see [`crate::config::schema::MpcSpec`]). The plant starts at
+//! `initial`.
+//!
+//! `LOG.json`: `rate_hz`, `dt`, `deadline_s`, `names {q, v, u}`, `ticks` (per tick `t`, `q`,
+//! `v`, applied `u`, `status`, `solve_time_s` (null when no fresh plan), `homotopy_steps`,
+//! `source` (`fresh` | `previous` | `fallback`), `plant_failed`), `final_state`, `summary`
+//! (`solve_time_p50_s`, `solve_time_p99_s`, `solve_time_max_s`, `homotopy_steps_mean`,
+//! `deadline_misses`, `verified_fraction`, `fallback_ticks`, `plant_failures`, `counters`).
+//!
+//! Exit codes: 0 every tick had a verified fresh plan and every plant step converged, 1 some
+//! did not (outputs are still written), 2 usage, configuration or I/O error.
+
+use std::path::PathBuf;
+
+use serde_json::{json, Value};
+
+use super::plot::{plot_svg, PlotData};
+use super::run::{labels, solve_options, RunError};
+use crate::config::{MpcSetup, Problem};
+use crate::fesdj::{FesdjOptions, FesdjProblem, Simulator};
+use crate::mpc::{run_closed_loop, ClosedLoopLog, ClosedLoopOptions, Controller, PlanSource};
+
+/// Arguments of `fesdj mpc`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct MpcArgs {
+    /// Problem file (YAML) with `horizon`, `ocp` and optionally `mpc`.
+    pub config: PathBuf,
+    /// Override a field by its dotted path, e.g. `--set mpc.rate_hz=20`,
+    /// `--set mpc.plant.model.mu=0.25` (values in YAML).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Number of control ticks (default `mpc.steps`, else 50).
+    #[arg(long, value_name = "K")]
+    pub steps: Option<usize>,
+    /// Write the per-tick log and the summary as JSON.
+    #[arg(long, value_name = "LOG.json")]
+    pub output: Option<PathBuf>,
+    /// Plot states, applied controls and solve times (SVG).
+    #[arg(long, value_name = "OUT.svg")]
+    pub plot: Option<PathBuf>,
+}
+
+/// The built pieces of a closed-loop run.
+pub struct ClosedLoop {
+    /// The nominal problem file.
+    pub problem: Problem,
+    /// Its `mpc` section resolved.
+    pub setup: MpcSetup,
+    /// The controller over the OCP.
+    pub controller: Controller,
+    /// The plant (the mismatched model when `mpc.plant` is given).
+    pub plant: Simulator,
+}
+
+/// Build the controller and the plant of a problem file (what `fesdj mpc` and `fesdj_node`
+/// with `sim: true` run).
+pub fn build(problem: Problem) -> Result<ClosedLoop, RunError> {
+    let setup = problem.mpc_setup()?;
+    let ocp = problem.ocp()?;
+    let mut fp = FesdjProblem::new(&ocp.ocp, &ocp.options, solve_options(&problem))?;
+    let mut p = fp.parameters().to_vec();
+    ocp.write_references(fp.layout(), &mut p);
+    fp.set_parameters(&p)?;
+    let n_u = problem.symbols().n_u();
+    let n_c = problem.contact_names().len();
+    let controller = Controller::new(fp, n_u, n_c, setup.settings.clone())?;
+    let plant_problem = problem.plant_problem()?;
+    let pp = plant_problem.as_ref().unwrap_or(&problem);
+    let options = FesdjOptions {
+        n_intervals: 1,
+        t_final: setup.dt,
+        ..pp.config.fesdj.clone()
+    };
+    let plant = Simulator::new(pp.cls_model()?, setup.dt, &options, solve_options(pp))?;
+    Ok(ClosedLoop {
+        problem,
+        setup,
+        controller,
+        plant,
+    })
+}
+
+/// The `LOG.json` document of a run.
+pub fn log_document(problem: &Problem, setup: &MpcSetup, log: &ClosedLoopLog) -> Value {
+    let s = problem.symbols();
+    let n = log.ticks.len().max(1) as f64;
+    let fresh = log
+        .ticks
+        .iter()
+        .filter(|t| t.source == PlanSource::Fresh)
+        .count();
+    let fallback = log
+        .ticks
+        .iter()
+        .filter(|t| t.source == PlanSource::Fallback)
+        .count();
+    let ticks: Vec<Value> = log
+        .ticks
+        .iter()
+        .map(|t| {
+            json!({
+                "t": t.t,
+                "q": t.q,
+                "v": t.v,
+                "u": t.u,
+                "status": t.status,
+                "solve_time_s": if t.solve_time_s.is_finite() { json!(t.solve_time_s) } else { Value::Null },
+                "homotopy_steps": t.homotopy_steps,
+                "source": t.source,
+                "plant_failed": t.plant_failed,
+            })
+        })
+        .collect();
+    let sm = &log.summary;
+    json!({
+        "rate_hz": setup.rate_hz,
+        "dt": log.dt,
+        "deadline_s": setup.deadline_s,
+        "names": {"q": s.q, "v": s.v, "u": s.u},
+        "ticks": ticks,
+        "final_state": log.final_state,
+        "summary": {
+            "ticks": log.ticks.len(),
+            "solve_time_p50_s": sm.solve_time_p50_s,
+            "solve_time_p99_s": sm.solve_time_p99_s,
+            "solve_time_max_s": sm.solve_time_max_s,
+            "homotopy_steps_mean": sm.homotopy_steps_mean,
+            "deadline_misses": sm.counters.deadline_misses,
+            "verified_fraction": fresh as f64 / n,
+            "fallback_ticks": fallback,
+            "plant_failures": sm.plant_failures,
+            "counters": sm.counters,
+        },
+    })
+}
+
+/// Plot the closed loop: states at the ticks (and the final state), applied controls as steps,
+/// solve times in ms.
+fn plot(problem: &Problem, log: &ClosedLoopLog, path: &std::path::Path) -> Result<(), RunError> {
+    let n_q = problem.symbols().n_q();
+    let mut t: Vec<f64> = log.ticks.iter().map(|k| k.t).collect();
+    let mut q: Vec<Vec<f64>> = log.ticks.iter().map(|k| k.q.clone()).collect();
+    let mut v: Vec<Vec<f64>> = log.ticks.iter().map(|k| k.v.clone()).collect();
+    let t_end = t.last().map_or(0.0, |x| x + log.dt);
+    t.push(t_end);
+    q.push(log.final_state[..n_q].to_vec());
+    v.push(log.final_state[n_q..].to_vec());
+    let solve: Vec<(f64, f64)> = log
+        .ticks
+        .iter()
+        .filter(|k| k.solve_time_s.is_finite())
+        .map(|k| (k.t, k.solve_time_s * 1e3))
+        .collect();
+    let homotopy: Vec<(f64, f64)> = log
+        .ticks
+        .iter()
+        .map(|k| (k.t, k.homotopy_steps as f64))
+        .collect();
+    let data = PlotData {
+        t,
+        q,
+        v,
+        t_u: log.ticks.iter().map(|k| k.t).collect(),
+        u: log.ticks.iter().map(|k| k.u.clone()).collect(),
+        t_end,
+        extra_panels: vec![
+            (
+                "solve time [ms] (fresh plans)".into(),
+                vec![("solve time".into(), solve)],
+            ),
+            (
+                "homotopy steps".into(),
+                vec![("homotopy steps".into(), homotopy)],
+            ),
+        ],
+        ..PlotData::default()
+    };
+    plot_svg(&data, &labels(problem, "mpc"), path)?;
+    Ok(())
+}
+
+/// Run the closed loop and write the outputs (library entry point). Returns the log document.
+pub fn mpc(args: &MpcArgs) -> Result<Value, RunError> {
+    let problem = Problem::load(&args.config, &args.set)?;
+    for w in &problem.warnings {
+        eprintln!("warning: {w}");
+    }
+    let mut cl = build(problem)?;
+    let options = ClosedLoopOptions {
+        steps: args.steps.unwrap_or(cl.setup.steps),
+        deadline_s: cl.setup.deadline_s,
+        noise_std: cl.setup.noise_std.clone(),
+        seed: cl.setup.seed,
+    };
+    let x0 = cl.problem.x0();
+    let log = run_closed_loop(&mut cl.controller, &mut cl.plant, &x0, &options)?;
+    let doc = log_document(&cl.problem, &cl.setup, &log);
+    if let Some(out) = &args.output {
+        let text = serde_json::to_string_pretty(&doc)?;
+        std::fs::write(out, text + "\n").map_err(|e| RunError::Write {
+            file: out.display().to_string(),
+            why: e.to_string(),
+        })?;
+    }
+    if let Some(svg) = &args.plot {
+        plot(&cl.problem, &log, svg)?;
+    }
+    Ok(doc)
+}
+
+/// Run the command; returns the process exit code.
+pub fn run(args: &MpcArgs) -> i32 {
+    match mpc(args) {
+        Ok(doc) => {
+            let s = &doc["summary"];
+            let f = |k: &str| s[k].as_f64().unwrap_or(f64::NAN);
+            eprintln!(
+                "fesdj mpc: {} ticks at {} Hz, verified {:.1} %, solve time p50 {:.2} ms p99 {:.2} ms, \
+                 {} deadline misses, {} plant failures, final state {:?}",
+                s["ticks"],
+                doc["rate_hz"],
+                100.0 * f("verified_fraction"),
+                1e3 * f("solve_time_p50_s"),
+                1e3 * f("solve_time_p99_s"),
+                s["deadline_misses"],
+                s["plant_failures"],
+                doc["final_state"]
+                    .as_array()
+                    .map(|a| a.iter().filter_map(Value::as_f64).collect::<Vec<_>>())
+                    .unwrap_or_default(),
+            );
+            if f("verified_fraction") >= 1.0 && s["plant_failures"].as_u64() == Some(0) {
+                0
+            } else {
+                1
+            }
+        }
+        Err(e) => {
+            eprintln!("fesdj mpc: {e}");
+            2
+        }
+    }
+}

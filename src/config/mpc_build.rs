@@ -1,0 +1,214 @@
+//! The `mpc` section → [`MpcSetup`]: control rate, deadline, [`MpcSettings`], noise, and the
+//! coordinate names of the controls.
+
+use crate::ad::{Function, Sx};
+use crate::mpc::MpcSettings;
+
+use super::error::{invalid, shape, ConfigError};
+use super::problem::{ModelSource, Problem};
+use super::schema::{MpcSpec, Numbers};
+use super::tree::join_index;
+
+/// Default number of closed-loop ticks of `fesdj mpc`.
+pub const DEFAULT_STEPS: usize = 50;
+
+/// Everything a receding-horizon run needs besides the OCP.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MpcSetup {
+    /// Control rate (Hz).
+    pub rate_hz: f64,
+    /// Control period `1 / rate_hz` (the plant step of a closed-loop run).
+    pub dt: f64,
+    /// Closed-loop ticks.
+    pub steps: usize,
+    /// Deadline of every solve (s).
+    pub deadline_s: f64,
+    /// Controller settings (actuated coordinates and effort limits filled in).
+    pub settings: MpcSettings,
+    /// Measurement noise per state entry (empty: none).
+    pub noise_std: Vec<f64>,
+    /// Noise seed.
+    pub seed: u64,
+}
+
+fn positive(field: &str, x: f64) -> Result<f64, ConfigError> {
+    if x.is_finite() && x > 0.0 {
+        Ok(x)
+    } else {
+        Err(invalid(field, format!("must be finite and > 0, got {x}")))
+    }
+}
+
+fn numbers(field: &str, n: &Numbers, len: usize) -> Result<Vec<f64>, ConfigError> {
+    let v = match n {
+        Numbers::One(x) => vec![*x; len],
+        Numbers::List(l) if l.len() == len => l.clone(),
+        Numbers::List(l) => {
+            return Err(shape(
+                field,
+                format!("{len} entries (or one number for all)"),
+                l.len().to_string(),
+            ))
+        }
+    };
+    if let Some(i) = v.iter().position(|x| !x.is_finite()) {
+        return Err(invalid(join_index(field, i), "must be finite"));
+    }
+    Ok(v)
+}
+
+impl Problem {
+    /// The `mpc` section with its defaults resolved against the model and the OCP (which must
+    /// exist: `horizon` and `ocp`).
+    pub fn mpc_setup(&self) -> Result<MpcSetup, ConfigError> {
+        let spec = self.config.mpc.clone().unwrap_or_default();
+        let MpcSpec {
+            rate_hz,
+            steps,
+            deadline_s,
+            warm_sigma0,
+            cold_sigma0,
+            shift,
+            accept_comp_residual,
+            actuated,
+            effort_limit,
+            fallback,
+            noise,
+            plant: _,
+        } = spec;
+        let ocp = self.ocp()?;
+        let sym = self.symbols();
+        let (n_q, n_u) = (sym.n_q(), sym.n_u());
+        let rate_hz = match rate_hz {
+            Some(r) => positive("mpc.rate_hz", r)?,
+            None => ocp.options.n_intervals as f64 / ocp.options.t_final,
+        };
+        let dt = 1.0 / rate_hz;
+        let steps = steps.unwrap_or(DEFAULT_STEPS);
+        let deadline_s = match deadline_s {
+            Some(d) => positive("mpc.deadline_s", d)?,
+            None => dt,
+        };
+        let defaults = MpcSettings::default();
+        let actuated = match actuated {
+            Some(names) => {
+                if names.len() != n_u {
+                    return Err(shape(
+                        "mpc.actuated",
+                        format!("one coordinate name per control ({n_u})"),
+                        names.len().to_string(),
+                    ));
+                }
+                names
+                    .iter()
+                    .enumerate()
+                    .map(|(i, n)| {
+                        sym.q.iter().position(|q| q == n).ok_or_else(|| {
+                            invalid(
+                                join_index("mpc.actuated", i),
+                                format!("'{n}' is not a coordinate (coordinates: {:?})", sym.q),
+                            )
+                        })
+                    })
+                    .collect::<Result<Vec<_>, _>>()?
+            }
+            None => self.derived_actuation()?,
+        };
+        let effort_limit = match effort_limit {
+            Some(l) => {
+                let l = numbers("mpc.effort_limit", &l, n_u)?;
+                if let Some(i) = l.iter().position(|x| *x <= 0.0) {
+                    return Err(invalid(join_index("mpc.effort_limit", i), "must be > 0"));
+                }
+                l
+            }
+            None => match &ocp.ocp.u_bounds {
+                Some(b) => {
+                    let l: Vec<f64> = (0..n_u)
+                        .map(|i| (-b.lb[i]).min(b.ub[i]))
+                        .map(|x| if x > 0.0 { x } else { f64::INFINITY })
+                        .collect();
+                    if l.iter().all(|x| x.is_infinite()) {
+                        Vec::new()
+                    } else {
+                        l
+                    }
+                }
+                None => Vec::new(),
+            },
+        };
+        let settings = MpcSettings {
+            warm_sigma0: warm_sigma0.unwrap_or(defaults.warm_sigma0),
+            cold_sigma0: cold_sigma0.unwrap_or(defaults.cold_sigma0),
+            shift: shift.unwrap_or(defaults.shift),
+            accept_comp_residual: accept_comp_residual.unwrap_or(defaults.accept_comp_residual),
+            actuated,
+            effort_limit,
+            fallback: fallback.unwrap_or(defaults.fallback),
+        };
+        settings.validate(n_q, n_u).map_err(|e| match e {
+            crate::mpc::MpcError::Settings { field, why } => invalid(format!("mpc.{field}"), why),
+            other => invalid("mpc", other.to_string()),
+        })?;
+        let (noise_std, seed) = match noise {
+            Some(n) => (numbers("mpc.noise.std", &n.std, 2 * n_q)?, n.seed),
+            None => (Vec::new(), 0),
+        };
+        if let Some(i) = noise_std.iter().position(|x| *x < 0.0) {
+            return Err(invalid(join_index("mpc.noise.std", i), "must be ≥ 0"));
+        }
+        Ok(MpcSetup {
+            rate_hz,
+            dt,
+            steps,
+            deadline_s,
+            settings,
+            noise_std,
+            seed,
+        })
+    }
+
+    /// The coordinate each control drives: the actuated joints of a robot, or for an
+    /// expression model the single non-zero row of each column of `B_u(q_0)`.
+    fn derived_actuation(&self) -> Result<Vec<usize>, ConfigError> {
+        if let ModelSource::Robot(r) = &self.model {
+            return Ok(r.actuated.clone());
+        }
+        let model = self.cls_model()?;
+        let (n_q, n_u) = (model.n_q(), model.n_u());
+        if n_u == 0 {
+            return Ok(Vec::new());
+        }
+        let fesdj = |source| ConfigError::Fesdj {
+            field: "model".into(),
+            source,
+        };
+        let qs = Sx::sym_vec("q", n_q);
+        let b = model.input_matrix(&qs).map_err(fesdj)?;
+        let f = Function::new("b_u", &[&qs], &[&b]).map_err(|e| fesdj(e.into()))?;
+        let mut out = vec![0.0; b.len()];
+        f.eval(
+            &[&self.config.initial.q],
+            &mut [&mut out],
+            &mut f.workspace(),
+        )
+        .map_err(|e| fesdj(e.into()))?;
+        (0..n_u)
+            .map(|i| {
+                let col = &out[i * n_q..(i + 1) * n_q];
+                let nz: Vec<usize> = (0..n_q).filter(|&j| col[j].abs() > 1e-12).collect();
+                match nz.as_slice() {
+                    [j] => Ok(*j),
+                    _ => Err(invalid(
+                        "mpc.actuated",
+                        format!(
+                            "control {i} drives {} coordinates; name the one for the fallback law \
+                             (mpc.actuated: [..])",
+                            nz.len()
+                        ),
+                    )),
+                }
+            })
+            .collect()
+    }
+}
