@@ -29,7 +29,9 @@ if [ ! -x "$venv/bin/colcon" ] || [ ! -x "$venv/bin/cargo-ament-build" ]; then
   python3 -m venv "$venv"
   "$venv/bin/pip" install --quiet -r "$repo/tools/requirements-colcon.txt"
 fi
-export PATH="$venv/bin:$PATH"
+# Appended, not prepended: the tests run by `colcon test` keep the system python3 (with the
+# reference tools of tools/requirements.txt), not the venv's.
+export PATH="$PATH:$venv/bin"
 
 ws="${COLCON_WS:-$(mktemp -d /tmp/fesdj_colcon_ws.XXXXXX)}"
 mkdir -p "$ws/src" "$ws/build"
@@ -41,8 +43,12 @@ echo "== colcon build (workspace $ws, target dir $target)"
 colcon build --event-handlers console_direct+ --cargo-args --release
 
 echo "== colcon test (cargo test $test_args; cargo fmt --check)"
-# shellcheck disable=SC2086
-colcon test --event-handlers console_direct+ --packages-select fesdj_mpc --cargo-args $test_args
+# colcon's --cargo-args takes values that would look like options with a leading space (it
+# strips it): " --release" " --test" "launch_files".
+cargo_args=()
+for a in $test_args; do cargo_args+=(" $a"); done
+colcon test --event-handlers console_direct+ --return-code-on-test-failure \
+  --cargo-args "${cargo_args[@]}"
 colcon test-result --verbose
 
 echo "== install layout"
