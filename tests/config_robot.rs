@@ -257,11 +257,14 @@ fn hopper_is_as_designed() {
 fn hopper_ocp_references_follow_the_waypoints() {
     let setup = hopper().ocp().unwrap();
     let refs = setup.x_ref.as_ref().unwrap();
-    assert_eq!(refs.len(), 20);
-    // Interval k ends at 0.075 (k + 1); the waypoint is at 0.75 (end of interval 9).
-    assert!((refs[9][0] - 0.4).abs() < 1e-12 && (refs[9][4] - 0.1).abs() < 1e-12);
-    assert!((refs[19][0] - 0.7).abs() < 1e-12 && (refs[19][1] - 0.5).abs() < 1e-12);
-    assert!((refs[4][0] - 0.25).abs() < 1e-12);
+    assert_eq!(refs.len(), 6);
+    // T = 0.6, N = 6: interval k ends at 0.1 (k + 1); the three points are equally spaced over
+    // [0, T], so the waypoint is at 0.3 (end of interval 2), the goal at 0.6 (interval 5), and
+    // in between the reference is linear: x(0.2) = 0.1 + 0.3 · 2/3 = 0.3.
+    assert!((refs[2][0] - 0.4).abs() < 1e-12 && (refs[2][4] - 0.1).abs() < 1e-12);
+    assert!((refs[5][0] - 0.7).abs() < 1e-12 && (refs[5][1] - 0.5).abs() < 1e-12);
+    assert!((refs[1][0] - 0.3).abs() < 1e-12);
+    assert!((refs[3][0] - 0.5).abs() < 1e-12 && (refs[3][1] - 0.7).abs() < 1e-12);
     let mpcc = setup.transcribe().unwrap();
     for (k, idx) in mpcc.layout.params.x_ref.iter().enumerate() {
         let p: Vec<f64> = idx.iter().map(|&i| mpcc.p0[i]).collect();
