@@ -5,6 +5,7 @@ use crate::ad::{Function, Sx};
 use crate::mpc::MpcSettings;
 
 use super::error::{invalid, shape, ConfigError};
+use super::ocp_build::vector;
 use super::problem::{ModelSource, Problem};
 use super::schema::{MpcSpec, Numbers};
 use super::tree::join_index;
@@ -39,18 +40,9 @@ fn positive(field: &str, x: f64) -> Result<f64, ConfigError> {
     }
 }
 
+/// [`vector`] with every entry finite (noise levels and effort limits cannot be infinite).
 fn numbers(field: &str, n: &Numbers, len: usize) -> Result<Vec<f64>, ConfigError> {
-    let v = match n {
-        Numbers::One(x) => vec![*x; len],
-        Numbers::List(l) if l.len() == len => l.clone(),
-        Numbers::List(l) => {
-            return Err(shape(
-                field,
-                format!("{len} entries (or one number for all)"),
-                l.len().to_string(),
-            ))
-        }
-    };
+    let v = vector(field, n, len)?;
     if let Some(i) = v.iter().position(|x| !x.is_finite()) {
         return Err(invalid(join_index(field, i), "must be finite"));
     }

@@ -71,7 +71,9 @@ pub struct SimulationSetup {
     pub controls: Vec<Vec<f64>>,
 }
 
-fn vector(field: &str, n: &Numbers, len: usize) -> Result<Vec<f64>, ConfigError> {
+/// One number for all `len` entries or a list of exactly `len`; NaN is rejected (infinite
+/// entries are allowed: bounds).
+pub(super) fn vector(field: &str, n: &Numbers, len: usize) -> Result<Vec<f64>, ConfigError> {
     let v = match n {
         Numbers::One(x) => vec![*x; len],
         Numbers::List(l) if l.len() == len => l.clone(),
