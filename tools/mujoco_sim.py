@@ -621,7 +621,7 @@ class Bridge:
             stale = age is None or age > self.a.command_timeout
             if stale != self.stale:
                 self.events.append({"t": round(d.time, 6), "event": "command stale" if stale else "command fresh",
-                                    "age": None if age is None else round(age, 4)})
+                                    "age": age})  # unrounded: compared with the timeout
                 self.stale = stale
             for i, a in enumerate(self.cmd_act):
                 d.ctrl[a] = 0.0 if stale else self.cmd[i]
@@ -629,7 +629,7 @@ class Bridge:
                 q, v, base = self._publish(now)
                 s = {"t": round(d.time, 6), "wall": round(now - t0, 6), "q": q, "v": v,
                      "u": [float(d.ctrl[a]) for a in self.cmd_act],
-                     "cmd_age": None if age is None else round(age, 5), "stale": stale,
+                     "cmd_age": age, "stale": stale,  # unrounded: the stale flag follows age > timeout
                      "contact_force": self._contact_forces(),
                      "contact_point": {c["name"]: [float(x) for x in d.site_xpos[sid]]
                                        for c, sid in zip(self.info["contacts"], self.contact_sites)}}
