@@ -131,19 +131,7 @@ impl OwnedSolver {
                 solver: ManuallyDrop::new(solver),
                 nlp,
                 comp,
-                result: MpccResult {
-                    status: crate::solver::Status::MaxIterations,
-                    objective: f64::NAN,
-                    comp_residual: f64::INFINITY,
-                    comp_residual_product: f64::INFINITY,
-                    max_constraint_violation: f64::INFINITY,
-                    nlp_iterations: 0,
-                    homotopy_steps: 0,
-                    polished: false,
-                    time_s: 0.0,
-                    x: Vec::new(),
-                    steps: Vec::new(),
-                },
+                result: MpccResult::empty(),
             }),
             Err(e) => {
                 // SAFETY: the solver was not built, so no reference to the boxes survives.

@@ -179,6 +179,26 @@ pub struct MpccResult {
     pub steps: Vec<HomotopyStep>,
 }
 
+impl MpccResult {
+    /// A result before any solve (status `MaxIterations`, non-finite measures, no solution), the
+    /// buffer [`MpccSolver::solve_into`] fills.
+    pub fn empty() -> MpccResult {
+        MpccResult {
+            status: Status::MaxIterations,
+            objective: f64::NAN,
+            comp_residual: f64::INFINITY,
+            comp_residual_product: f64::INFINITY,
+            max_constraint_violation: f64::INFINITY,
+            nlp_iterations: 0,
+            homotopy_steps: 0,
+            polished: false,
+            time_s: 0.0,
+            x: Vec::new(),
+            steps: Vec::new(),
+        }
+    }
+}
+
 /// The homotopy solver: relaxed NLP structure and IPM work space, built once.
 pub struct MpccSolver<'a> {
     relaxed: RelaxedNlp<'a>,
@@ -299,19 +319,7 @@ impl<'a> MpccSolver<'a> {
 
     /// Run the homotopy with parameters `p` from `x0` (or the NLP's initial point).
     pub fn solve(&mut self, p: &[f64], x0: Option<&[f64]>) -> Result<MpccResult, SolverError> {
-        let mut out = MpccResult {
-            status: Status::MaxIterations,
-            objective: f64::NAN,
-            comp_residual: f64::INFINITY,
-            comp_residual_product: f64::INFINITY,
-            max_constraint_violation: f64::INFINITY,
-            nlp_iterations: 0,
-            homotopy_steps: 0,
-            polished: false,
-            time_s: 0.0,
-            x: Vec::new(),
-            steps: Vec::new(),
-        };
+        let mut out = MpccResult::empty();
         self.solve_into(p, x0, &mut out)?;
         Ok(out)
     }
