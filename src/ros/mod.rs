@@ -16,19 +16,20 @@
 //! * [`node`]: [`NodeRuntime`], the node itself, configured by [`config`] ([`NodeConfig`]),
 //!   with the DDS plumbing in [`wire`]; [`shutdown`]: SIGINT/SIGTERM.
 //!
-//! A binary puts these together as
+//! A binary puts these together as (this is what `fesdj_node` does, with the FESD-J MPC
+//! provider of [`crate::node`]):
 //!
 //! ```no_run
-//! # use fesdj_mpc::ros::{args, node::NodeConfig, NodeRuntime, PlanProvider, shutdown};
+//! # use fesdj_mpc::ros::{args, shutdown, NodeRuntime, PlanProvider};
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! # fn controller() -> Box<dyn PlanProvider> { unimplemented!() }
 //! let ros_args = args::RosArgs::from_env()?;
-//! let (config, warnings) = NodeConfig::from_args(&ros_args, args::domain_id_from_env()?)?;
+//! let (config, mut provider, warnings) =
+//!     fesdj_mpc::node::setup(&ros_args, args::domain_id_from_env()?)?;
 //! for w in warnings { eprintln!("[WARN] {w}"); }
 //! let stop = shutdown::flag_on_signals()?;
 //! let mut node = NodeRuntime::new(config)?;
-//! let mut provider = controller();
-//! node.run(&mut *provider, &stop)?; // returns after SIGINT/SIGTERM; exit code 0
+//! let provider: &mut dyn PlanProvider = &mut provider;
+//! node.run(provider, &stop)?; // returns after SIGINT/SIGTERM; exit code 0
 //! # Ok(()) }
 //! ```
 
