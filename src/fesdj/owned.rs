@@ -13,7 +13,7 @@ use std::ptr::NonNull;
 
 use crate::ad::SparsityPattern;
 use crate::solver::ad_nlp::{AdComplementarity, AdNlp};
-use crate::solver::{EvalError, MpccResult, MpccSettings, MpccSolver, Nlp, SolverError};
+use crate::solver::{EvalError, MpccResult, MpccSettings, MpccSolver, Nlp, SolverError, WarmPoint};
 
 /// The FESD-J NLP: the compiled functions of an [`Mpcc`](super::Mpcc) with variable bounds
 /// and start point that can change between solves (initial state §4.2/§4.8, fixed controls in
@@ -156,6 +156,26 @@ impl OwnedSolver {
 
     pub fn set_settings(&mut self, s: MpccSettings) -> Result<(), SolverError> {
         self.solver.set_settings(s)
+    }
+
+    /// Multipliers of the kept solution (relaxed rows, lower bounds, upper bounds).
+    pub fn duals(&self) -> (&[f64], &[f64], &[f64]) {
+        self.solver.duals()
+    }
+
+    /// The relaxed NLP's rows of pair `i` (see `RelaxedNlp::pair_rows`).
+    pub fn pair_rows(&mut self, i: usize) -> (Option<usize>, Option<usize>, Option<usize>) {
+        self.solver.relaxed().pair_rows(i)
+    }
+
+    /// Solve from a primal-dual point (see `MpccSolver::solve_warm_into`).
+    pub fn solve_warm(
+        &mut self,
+        p: &[f64],
+        start: WarmPoint<'_>,
+    ) -> Result<&MpccResult, SolverError> {
+        self.solver.solve_warm_into(p, start, &mut self.result)?;
+        Ok(&self.result)
     }
 
     /// Solve; the result lives in this solver and its buffers are reused (after the first

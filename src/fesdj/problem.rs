@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::solver::ad_nlp::{AdComplementarity, AdNlp, NlpBounds};
 use crate::solver::mpcc::HomotopyStep;
-use crate::solver::{MpccSettings, StopMeasure};
+use crate::solver::{MpccSettings, StopMeasure, WarmPoint};
 
 use super::error::FesdjError;
 use super::extract::Extractor;
@@ -81,6 +81,14 @@ pub struct FesdjProblem {
     has_solution: bool,
     start: Vec<f64>,
     interval_vars: Vec<Vec<usize>>,
+    /// Rows of the relaxed NLP per control interval, in order (to shift the multipliers).
+    interval_rows: Vec<Vec<usize>>,
+    /// Multipliers of the last solution (relaxed rows, lower, upper bounds) and their shifted
+    /// copies for a primal-dual warm start.
+    duals: [Vec<f64>; 3],
+    duals_start: [Vec<f64>; 3],
+    has_duals: bool,
+    warm_duals: bool,
     extractor: Extractor,
     last: Option<SolveStats>,
     homotopy: Vec<HomotopyStep>,
@@ -196,7 +204,21 @@ impl FesdjProblem {
         )?;
         let comp = AdComplementarity::new(&fns.comp_g, &fns.comp_h)?;
         let nlp = FesdjNlp::new(nlp, mpcc.lbw.clone(), mpcc.ubw.clone(), mpcc.w0.clone());
-        let solver = OwnedSolver::new(nlp, comp, solve.solver)?;
+        let mut solver = OwnedSolver::new(nlp, comp, solve.solver)?;
+        let (m_relaxed, n_relaxed) = {
+            let (l, z, _) = solver.duals();
+            (l.len(), z.len())
+        };
+        let mut interval_rows = vec![Vec::new(); mpcc.layout.n_intervals()];
+        for (r, info) in mpcc.g_info.iter().enumerate() {
+            if let Some(k) = info.interval {
+                interval_rows[k].push(r);
+            }
+        }
+        for (i, info) in mpcc.comp_info.iter().enumerate() {
+            let (a, b, c) = solver.pair_rows(i);
+            interval_rows[info.interval].extend([a, b, c].into_iter().flatten());
+        }
         let extractor = Extractor::new(
             &ocp.model,
             &mpcc.layout,
@@ -210,6 +232,19 @@ impl FesdjProblem {
         Ok(FesdjProblem {
             solver,
             interval_vars,
+            interval_rows,
+            duals: [
+                vec![0.0; m_relaxed],
+                vec![0.0; n_relaxed],
+                vec![0.0; n_relaxed],
+            ],
+            duals_start: [
+                vec![0.0; m_relaxed],
+                vec![0.0; n_relaxed],
+                vec![0.0; n_relaxed],
+            ],
+            has_duals: false,
+            warm_duals: false,
             extractor,
             comp_info: mpcc.comp_info,
             options: options.clone(),
@@ -385,6 +420,41 @@ impl FesdjProblem {
         s.sigma0 = sigma0;
         self.set_solver_settings(s)
     }
+    /// Warm starts (`Start::Previous`, `Start::Shifted`) carry the last solution's
+    /// multipliers too (shifted like the primal point) and begin the homotopy with the small
+    /// barrier parameter of its later steps; off by default (primal warm start, §4.8).
+    pub fn set_warm_duals(&mut self, on: bool) {
+        self.warm_duals = on;
+    }
+
+    /// Write the last solution's multipliers shifted by one control interval (rows and bound
+    /// multipliers of interval `k` take the values of interval `k + 1`) into `duals_start`.
+    fn shift_duals(&mut self, shift: bool) {
+        let [lam, zl, zu] = &self.duals;
+        let [ls, zls, zus] = &mut self.duals_start;
+        ls.copy_from_slice(lam);
+        zls.copy_from_slice(zl);
+        zus.copy_from_slice(zu);
+        if !shift {
+            return;
+        }
+        for k in 0..self.interval_rows.len().saturating_sub(1) {
+            let (a, b) = (&self.interval_rows[k], &self.interval_rows[k + 1]);
+            if a.len() == b.len() {
+                for (&i, &j) in a.iter().zip(b) {
+                    ls[i] = lam[j];
+                }
+            }
+            let (a, b) = (&self.interval_vars[k], &self.interval_vars[k + 1]);
+            if a.len() == b.len() {
+                for (&i, &j) in a.iter().zip(b) {
+                    zls[i] = zl[j];
+                    zus[i] = zu[j];
+                }
+            }
+        }
+    }
+
     /// Wall-clock limit of the whole homotopy, seconds (`f64::INFINITY` for none).
     pub fn set_max_wall_time(&mut self, seconds: f64) -> Result<(), FesdjError> {
         let mut s = self.solver.settings().clone();
@@ -453,12 +523,30 @@ impl FesdjProblem {
                 *xi = l;
             }
         }
-        let r = self.solver.solve(&self.p, Some(&x));
+        let max_steps = self.solver.settings().max_homotopy_steps + 2;
+        let warm =
+            self.warm_duals && self.has_duals && matches!(start, Start::Previous | Start::Shifted);
+        let r = if warm {
+            self.shift_duals(matches!(start, Start::Shifted));
+            let [l, a, b] = &self.duals_start;
+            self.solver.solve_warm(
+                &self.p,
+                WarmPoint {
+                    x: &x,
+                    lambda: l,
+                    z_l: a,
+                    z_u: b,
+                },
+            )
+        } else {
+            self.solver.solve(&self.p, Some(&x))
+        };
         self.start = x;
         let r = r?;
         // Field-wise so that the solver's result is read in place (no copy of it).
         self.solution.copy_from_slice(&r.x);
         self.homotopy.clear();
+        self.homotopy.reserve(max_steps);
         self.homotopy.extend_from_slice(&r.steps);
         self.has_solution = true;
         let s = SolveStats {
@@ -472,6 +560,11 @@ impl FesdjProblem {
             failed_steps: 0,
             retried_steps: 0,
         };
+        let (l, a, b) = self.solver.duals();
+        self.duals[0].copy_from_slice(l);
+        self.duals[1].copy_from_slice(a);
+        self.duals[2].copy_from_slice(b);
+        self.has_duals = true;
         self.last = Some(s);
         Ok(s)
     }

@@ -25,7 +25,7 @@ pub mod status;
 
 pub use error::{EvalError, SolverError};
 pub use ipm::{Ipm, Solution, Start};
-pub use mpcc::{MpccResult, MpccSettings, MpccSolver, Polish, Relaxation, StopMeasure};
+pub use mpcc::{MpccResult, MpccSettings, MpccSolver, Polish, Relaxation, StopMeasure, WarmPoint};
 pub use nlp::{Complementarity, Nlp, VariablePairs, INF_BOUND};
 pub use settings::{MuStrategy, Settings};
 pub use status::{Info, IterStats, Status, Timers};

@@ -51,6 +51,11 @@ pub fn fesdj_options(n_intervals: usize, t_final: f64) -> FesdjOptions {
 
 /// The MPC problem: track x = TARGET at rest over N = 5 intervals of 0.1 s.
 pub fn controller(settings: MpcSettings) -> Controller {
+    Controller::new(problem(), 1, 1, settings).expect("controller")
+}
+
+/// The controller's FESD-J problem.
+pub fn problem() -> FesdjProblem {
     let mut ocp = Ocp::new(block(), vec![0.0; 4]);
     ocp.lsq = Some(LsqTracking {
         q_weight: vec![100.0, 0.0, 1.0, 0.0],
@@ -61,9 +66,7 @@ pub fn controller(settings: MpcSettings) -> Controller {
         x_ref_terminal: vec![TARGET, 0.0, 0.0, 0.0],
     });
     ocp.u_bounds = Some(Bounds::new(vec![-U_MAX], vec![U_MAX]));
-    let problem = FesdjProblem::new(&ocp, &fesdj_options(5, 0.5), SolveOptions::default())
-        .expect("MPC problem");
-    Controller::new(problem, 1, 1, settings).expect("controller")
+    FesdjProblem::new(&ocp, &fesdj_options(5, 0.5), SolveOptions::default()).expect("MPC problem")
 }
 
 pub fn settings() -> MpcSettings {

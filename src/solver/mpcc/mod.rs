@@ -199,6 +199,28 @@ impl MpccResult {
     }
 }
 
+/// A primal-dual start point of [`MpccSolver::solve_warm_into`] (unscaled multipliers of the
+/// relaxed NLP, as [`MpccSolver::duals`] returns them).
+#[derive(Clone, Copy, Debug)]
+pub struct WarmPoint<'a> {
+    /// Primal point (n).
+    pub x: &'a [f64],
+    /// Multipliers of the relaxed NLP's rows (m).
+    pub lambda: &'a [f64],
+    /// Lower-bound multipliers (n).
+    pub z_l: &'a [f64],
+    /// Upper-bound multipliers (n).
+    pub z_u: &'a [f64],
+}
+
+/// How the first relaxed NLP starts.
+#[derive(Clone, Copy)]
+enum First<'a> {
+    Initial,
+    Primal(&'a [f64]),
+    Warm(WarmPoint<'a>),
+}
+
 /// The homotopy solver: relaxed NLP structure and IPM work space, built once.
 pub struct MpccSolver<'a> {
     relaxed: RelaxedNlp<'a>,
@@ -317,6 +339,38 @@ impl<'a> MpccSolver<'a> {
         self.zu.copy_from_slice(s.z_u);
     }
 
+    /// Multipliers of the kept solution: constraint rows of the relaxed NLP (`m`), lower and
+    /// upper bounds (`n`), unscaled as [`Start::Warm`] takes them.
+    pub fn duals(&self) -> (&[f64], &[f64], &[f64]) {
+        (&self.lam, &self.zl, &self.zu)
+    }
+
+    /// [`MpccSolver::solve_into`] whose first relaxed NLP starts from a primal-dual point
+    /// (e.g. the shifted solution of the previous MPC tick, formulation §4.8) with the small
+    /// barrier parameter of the later homotopy steps (`mu_warm_factor σ₀`) instead of a primal
+    /// cold start at the IPM's `mu_init`. `lambda` has the relaxed NLP's `m` rows.
+    pub fn solve_warm_into(
+        &mut self,
+        p: &[f64],
+        start: WarmPoint<'_>,
+        out: &mut MpccResult,
+    ) -> Result<(), SolverError> {
+        let (n, m) = (self.x.len(), self.lam.len());
+        for (what, len, want) in [
+            ("x", start.x.len(), n),
+            ("lambda", start.lambda.len(), m),
+            ("z_l", start.z_l.len(), n),
+            ("z_u", start.z_u.len(), n),
+        ] {
+            if len != want {
+                return Err(SolverError::InvalidProblem(format!(
+                    "warm start {what}: expected {want} values, got {len}"
+                )));
+            }
+        }
+        self.run(p, First::Warm(start), out)
+    }
+
     /// Run the homotopy with parameters `p` from `x0` (or the NLP's initial point).
     pub fn solve(&mut self, p: &[f64], x0: Option<&[f64]>) -> Result<MpccResult, SolverError> {
         let mut out = MpccResult::empty();
@@ -332,12 +386,29 @@ impl<'a> MpccSolver<'a> {
         x0: Option<&[f64]>,
         out: &mut MpccResult,
     ) -> Result<(), SolverError> {
+        let first = match x0 {
+            Some(x) => First::Primal(x),
+            None => First::Initial,
+        };
+        self.run(p, first, out)
+    }
+
+    fn run(
+        &mut self,
+        p: &[f64],
+        first: First<'_>,
+        out: &mut MpccResult,
+    ) -> Result<(), SolverError> {
         let t0 = Instant::now();
         let st = self.settings.clone();
         let mut steps = std::mem::take(&mut self.steps);
         steps.clear();
-        let r = self.homotopy(p, x0, &st, t0, &mut steps, out);
+        // Room for the longest homotopy (steps + polishing), so that a later solve with more
+        // steps than the earlier ones does not grow the vectors.
+        steps.reserve(st.max_homotopy_steps + 2);
         out.steps.clear();
+        out.steps.reserve(st.max_homotopy_steps + 2);
+        let r = self.homotopy(p, first, &st, t0, &mut steps, out);
         out.steps.extend_from_slice(&steps);
         self.steps = steps;
         r
@@ -346,7 +417,7 @@ impl<'a> MpccSolver<'a> {
     fn homotopy(
         &mut self,
         p: &[f64],
-        x0: Option<&[f64]>,
+        first: First<'_>,
         st: &MpccSettings,
         t0: Instant,
         steps: &mut Vec<HomotopyStep>,
@@ -367,15 +438,26 @@ impl<'a> MpccSolver<'a> {
             self.relaxed.sigma = sigma;
             let mut ipm_settings = st.ipm.clone();
             ipm_settings.max_wall_time = left.min(st.ipm.max_wall_time);
-            if k > 0 {
+            let warm_first = matches!(first, First::Warm(_));
+            if k > 0 || warm_first {
                 ipm_settings.mu_init = (st.mu_warm_factor * sigma).clamp(1e-9, 1e-3);
             }
             self.ipm.set_settings(ipm_settings)?;
             let ts = Instant::now();
             let status = if k == 0 || !have_solution {
-                match x0 {
-                    Some(x) => self.ipm.solve(&self.relaxed, p, Start::Primal(x))?,
-                    None => self.ipm.solve(&self.relaxed, p, Start::Initial)?,
+                match first {
+                    First::Primal(x) => self.ipm.solve(&self.relaxed, p, Start::Primal(x))?,
+                    First::Initial => self.ipm.solve(&self.relaxed, p, Start::Initial)?,
+                    First::Warm(w) => self.ipm.solve(
+                        &self.relaxed,
+                        p,
+                        Start::Warm {
+                            x: w.x,
+                            lambda: w.lambda,
+                            z_l: w.z_l,
+                            z_u: w.z_u,
+                        },
+                    )?,
                 }
             } else {
                 let (x, l, a, b) = (

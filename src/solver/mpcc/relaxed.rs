@@ -72,6 +72,22 @@ pub struct RelaxedNlp<'a> {
 }
 
 impl<'a> RelaxedNlp<'a> {
+    /// Number of rows of the original NLP (rows `0..m0` of the relaxed NLP are those rows).
+    pub fn original_rows(&self) -> usize {
+        self.m0
+    }
+
+    /// The relaxed NLP's rows added for pair `i`: `(G_i ≥ 0, H_i ≥ 0, G_i H_i ≤ σ)`, each
+    /// `None` when that side is a bound or the relaxation adds no product row.
+    pub fn pair_rows(&self, i: usize) -> (Option<usize>, Option<usize>, Option<usize>) {
+        let row = |s: Side| match s {
+            Side::Row(r) => Some(r),
+            Side::Var(_) => None,
+        };
+        let prod = (self.relaxation == Relaxation::Scholtes).then_some(self.prod_row0 + i);
+        (row(self.g_side[i]), row(self.h_side[i]), prod)
+    }
+
     /// Build the relaxed structure (patterns and scatter maps computed once).
     pub fn new(
         nlp: &'a dyn Nlp,
