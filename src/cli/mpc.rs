@@ -7,8 +7,8 @@
 //! `initial`.
 //!
 //! `LOG.json`: `rate_hz`, `dt`, `deadline_s`, `names {q, v, u}`, `ticks` (per tick `t`, `q`,
-//! `v`, applied `u`, `status`, `solve_time_s` (null when no fresh plan), `homotopy_steps`,
-//! `source` (`fresh` | `previous` | `fallback`), `plant_failed`), `final_state`, `summary`
+//! `v`, applied `u`, `status`, `solve_time_s` (of the tick's solve attempt, verified or not),
+//! `homotopy_steps`, `nlp_iterations`, `source` (`fresh` | `previous` | `fallback`), `plant_failed`), `final_state`, `summary`
 //! (`solve_time_p50_s`, `solve_time_p99_s`, `solve_time_max_s`, `homotopy_steps_mean`,
 //! `deadline_misses`, `verified_fraction`, `fallback_ticks`, `plant_failures`, `counters`).
 //!
@@ -74,6 +74,9 @@ pub fn build(problem: Problem) -> Result<ClosedLoop, RunError> {
     let options = FesdjOptions {
         n_intervals: 1,
         t_final: setup.dt,
+        // A plant applies an impulse whenever a state needs one, also at a step start (with
+        // the controller's `no_initial_impacts` a landing state makes the step infeasible).
+        no_initial_impacts: false,
         ..pp.config.fesdj.clone()
     };
     let plant = Simulator::new(pp.cls_model()?, setup.dt, &options, solve_options(pp))?;
@@ -111,6 +114,7 @@ pub fn log_document(problem: &Problem, setup: &MpcSetup, log: &ClosedLoopLog) ->
                 "status": t.status,
                 "solve_time_s": if t.solve_time_s.is_finite() { json!(t.solve_time_s) } else { Value::Null },
                 "homotopy_steps": t.homotopy_steps,
+                "nlp_iterations": t.nlp_iterations,
                 "source": t.source,
                 "plant_failed": t.plant_failed,
             })

@@ -54,6 +54,7 @@ pub struct Config {
 ///   warm_sigma0: 1.0e-2    # MpcSettings (defaults as there)
 ///   cold_sigma0: 1
 ///   shift: true
+///   warm_duals: true       # primal-dual warm start (false: primal only)
 ///   accept_comp_residual: 1.0e-6
 ///   actuated: [x]          # coordinate driven by each control (default: from the model)
 ///   effort_limit: 20       # per control, symmetric (default: from the OCP's u bounds)
@@ -87,6 +88,9 @@ pub struct MpcSpec {
     /// Shift the previous solution for the warm start.
     #[serde(default)]
     pub shift: Option<bool>,
+    /// Carry the multipliers in warm starts.
+    #[serde(default)]
+    pub warm_duals: Option<bool>,
     /// Largest `max G·H` of an accepted, not fully converged homotopy.
     #[serde(default)]
     pub accept_comp_residual: Option<f64>,

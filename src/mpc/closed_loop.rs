@@ -40,10 +40,13 @@ pub struct TickLog {
     pub source: PlanSource,
     /// Status of the tick's solve.
     pub status: Status,
-    /// Wall-clock solve time, seconds.
+    /// Wall-clock time of the tick's solve attempt, seconds (verified or not: what a real-time
+    /// loop pays every tick).
     pub solve_time_s: f64,
-    /// Homotopy steps of the solve.
+    /// Homotopy steps of the solve attempt.
     pub homotopy_steps: usize,
+    /// Interior-point iterations of the solve attempt.
+    pub nlp_iterations: usize,
     /// The plant step failed to converge (its state is then the solver's last iterate).
     pub plant_failed: bool,
 }
@@ -51,13 +54,13 @@ pub struct TickLog {
 /// Statistics of a run.
 #[derive(Clone, Debug, Serialize)]
 pub struct Summary {
-    /// Median solve time, seconds.
+    /// Median solve time over every attempt (verified or not), seconds.
     pub solve_time_p50_s: f64,
     /// 99th percentile of the solve time, seconds.
     pub solve_time_p99_s: f64,
     /// Largest solve time, seconds.
     pub solve_time_max_s: f64,
-    /// Mean number of homotopy steps.
+    /// Mean number of homotopy steps of the attempts.
     pub homotopy_steps_mean: f64,
     /// Controller counters (solves, verified, failures, deadline misses, fallbacks).
     pub counters: Counters,
@@ -177,16 +180,11 @@ pub fn run_closed_loop_with(
         }
         ctrl.set_state(t, &meas[..n_q], &meas[n_q..])?;
         let plan = ctrl.solve(deadline)?;
-        let (source, status, solve_time_s, homotopy_steps) = (
-            plan.source,
-            plan.last_attempt,
-            if plan.source == PlanSource::Fresh {
-                plan.solve_time_s
-            } else {
-                f64::NAN
-            },
-            plan.homotopy_steps,
-        );
+        let (source, status) = (plan.source, plan.last_attempt);
+        let (solve_time_s, homotopy_steps, nlp_iterations) =
+            ctrl.problem().last_stats().map_or((f64::NAN, 0, 0), |s| {
+                (s.solve_time_s, s.homotopy_steps, s.nlp_iterations)
+            });
         let u = ctrl.control(t).to_vec();
         let r = plant.step(&x, &u)?;
         let plant_failed = !r.stats.status.is_success();
@@ -202,6 +200,7 @@ pub fn run_closed_loop_with(
             status,
             solve_time_s,
             homotopy_steps,
+            nlp_iterations,
             plant_failed,
         });
         x.copy_from_slice(plant.state());
@@ -214,7 +213,7 @@ pub fn run_closed_loop_with(
     times.sort_by(f64::total_cmp);
     let hs: Vec<f64> = ticks
         .iter()
-        .filter(|k| k.source == PlanSource::Fresh)
+        .filter(|k| k.solve_time_s.is_finite())
         .map(|k| k.homotopy_steps as f64)
         .collect();
     let summary = Summary {

@@ -75,6 +75,8 @@ impl Controller {
             });
         }
         let current = Plan::sized(layout, n_u, n_c);
+        let mut problem = problem;
+        problem.set_warm_duals(settings.warm_duals);
         let candidate = current.clone();
         Ok(Controller {
             problem,
