@@ -228,7 +228,7 @@ impl Function {
             *m.entry(format!("{:?}", ins.op)).or_default() += 1;
         }
         let mut v: Vec<_> = m.into_iter().collect();
-        v.sort_by(|a, b| b.1.cmp(&a.1));
+        v.sort_by_key(|e| std::cmp::Reverse(e.1));
         v
     }
     /// A workspace sized for this function.
