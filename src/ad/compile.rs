@@ -128,133 +128,201 @@ pub(super) fn compile(
         }
     }
 
-    let mut loc: HashMap<u32, Loc> = HashMap::new();
-    let mut free: Vec<u32> = Vec::new();
-    let mut n_regs: u32 = 0;
-    let mut instrs: Vec<Instr> = Vec::with_capacity(needed.len() + 16);
-
-    // Reading a register once; release it when its last read has happened.
-    fn release(
-        id: u32,
-        reads: &mut HashMap<u32, u32>,
-        loc: &HashMap<u32, Loc>,
-        free: &mut Vec<u32>,
-    ) {
-        if let Some(r) = reads.get_mut(&id) {
-            *r -= 1;
-            if *r == 0 {
-                if let Some(Loc::Reg(reg)) = loc.get(&id) {
-                    free.push(*reg);
-                }
-            }
-        }
-    }
-
+    // Products fused into the sum or difference that is their only reader (`MulAdd`, `MulSub`,
+    // `SubMul`): a register-register `Mul` read exactly once, not an output, whose reader is a
+    // register-register `Add`/`Sub`. `fuse_into[sum] = (product, product is operand a)`.
+    let is_rr_binary = |id: u32, op: OpCode| {
+        let n = nodes[id as usize];
+        n.op == op && !is_const(n.a) && !is_const(n.b)
+    };
+    let mut fused_mul: HashMap<u32, ()> = HashMap::new();
+    let mut fuse_into: HashMap<u32, (u32, bool)> = HashMap::new();
     for &id in &needed {
         let n = nodes[id as usize];
-        if n.op == OpCode::Const {
-            let k = intern_const(n.value, &mut consts);
-            loc.insert(id, Loc::Const(k));
+        if !(is_rr_binary(id, OpCode::Add) || is_rr_binary(id, OpCode::Sub)) || n.a == n.b {
             continue;
         }
-        // Operands are read before the destination is written, so an operand register released
-        // here can be the destination.
-        let reg_of = |x: u32, loc: &HashMap<u32, Loc>| match loc.get(&x) {
-            Some(Loc::Reg(r)) => *r,
-            _ => u32::MAX,
+        for (x, is_a) in [(n.a, true), (n.b, false)] {
+            if is_rr_binary(x, OpCode::Mul)
+                && reads.get(&x) == Some(&1)
+                && !stores.contains_key(&x)
+                && !fused_mul.contains_key(&x)
+            {
+                fused_mul.insert(x, ());
+                fuse_into.insert(id, (x, is_a));
+                break;
+            }
+        }
+    }
+
+    // Two tapes from the same nodes: `plain` (one instruction per node; replayed symbolically
+    // by `call_sx`, so derivatives are built exactly as without fusion) and `fast` (products
+    // fused into their sums; what `eval` runs — the same operations and roundings).
+    let no_fusion: (HashMap<u32, ()>, HashMap<u32, (u32, bool)>) = (HashMap::new(), HashMap::new());
+    let mut tapes: Vec<(Vec<Instr>, u32)> = Vec::with_capacity(2);
+    for fuse in [false, true] {
+        let (fused_mul, fuse_into) = if fuse {
+            (&fused_mul, &fuse_into)
+        } else {
+            (&no_fusion.0, &no_fusion.1)
         };
-        let (op, a, b) = match n.op {
-            OpCode::Symbol => {
-                let (i, j) = input_of[&id];
-                (TapeOp::Input, i, j)
+        let mut reads = reads.clone();
+        let mut loc: HashMap<u32, Loc> = HashMap::new();
+        let mut free: Vec<u32> = Vec::new();
+        let mut n_regs: u32 = 0;
+        let mut instrs: Vec<Instr> = Vec::with_capacity(needed.len() + 16);
+
+        // Reading a register once; release it when its last read has happened.
+        fn release(
+            id: u32,
+            reads: &mut HashMap<u32, u32>,
+            loc: &HashMap<u32, Loc>,
+            free: &mut Vec<u32>,
+        ) {
+            if let Some(r) = reads.get_mut(&id) {
+                *r -= 1;
+                if *r == 0 {
+                    if let Some(Loc::Reg(reg)) = loc.get(&id) {
+                        free.push(*reg);
+                    }
+                }
             }
-            op if op.is_binary() && fused(op, n.a, n.b) => {
-                let (ca, var, cval) = if is_const(n.a) {
-                    (true, n.b, nodes[n.a as usize].value)
-                } else {
-                    (false, n.a, nodes[n.b as usize].value)
-                };
-                let k = intern_const(cval, &mut consts);
-                let t = match (op, ca) {
-                    (OpCode::Add, _) => TapeOp::AddC,
-                    (OpCode::Mul, _) => TapeOp::MulC,
-                    (OpCode::Sub, false) => TapeOp::SubC,
-                    (OpCode::Sub, true) => TapeOp::CSub,
-                    (OpCode::Div, false) => TapeOp::DivC,
-                    _ => TapeOp::CDiv,
-                };
-                let ra = reg_of(var, &loc);
-                release(var, &mut reads, &loc, &mut free);
-                (t, ra, k)
+        }
+
+        for &id in &needed {
+            let n = nodes[id as usize];
+            if n.op == OpCode::Const {
+                let k = intern_const(n.value, &mut consts);
+                loc.insert(id, Loc::Const(k));
+                continue;
             }
-            op if op.is_binary() => {
-                let ra = operand_reg(n.a, &loc, &mut instrs, &mut free, &mut n_regs);
-                let rb = operand_reg(n.b, &loc, &mut instrs, &mut free, &mut n_regs);
-                // A constant operand loaded into a temporary register: free it right away.
-                if is_const(n.a) {
-                    free.push(ra);
-                } else {
+            if fused_mul.contains_key(&id) {
+                // Computed by its reader; its operands stay live until then.
+                continue;
+            }
+            // Operands are read before the destination is written, so an operand register released
+            // here can be the destination.
+            let reg_of = |x: u32, loc: &HashMap<u32, Loc>| match loc.get(&x) {
+                Some(Loc::Reg(r)) => *r,
+                _ => u32::MAX,
+            };
+            let mut c = 0u32;
+            let (op, a, b) = match n.op {
+                OpCode::Symbol => {
+                    let (i, j) = input_of[&id];
+                    (TapeOp::Input, i, j)
+                }
+                _ if fuse_into.contains_key(&id) => {
+                    let (prod, prod_is_a) = fuse_into[&id];
+                    let pn = nodes[prod as usize];
+                    let other = if prod_is_a { n.b } else { n.a };
+                    let (ra, rb, rc) =
+                        (reg_of(pn.a, &loc), reg_of(pn.b, &loc), reg_of(other, &loc));
+                    release(pn.a, &mut reads, &loc, &mut free);
+                    release(pn.b, &mut reads, &loc, &mut free);
+                    release(other, &mut reads, &loc, &mut free);
+                    c = rc;
+                    let t = match (n.op, prod_is_a) {
+                        (OpCode::Add, _) => TapeOp::MulAdd,
+                        (_, true) => TapeOp::MulSub,
+                        (_, false) => TapeOp::SubMul,
+                    };
+                    (t, ra, rb)
+                }
+                op if op.is_binary() && fused(op, n.a, n.b) => {
+                    let (ca, var, cval) = if is_const(n.a) {
+                        (true, n.b, nodes[n.a as usize].value)
+                    } else {
+                        (false, n.a, nodes[n.b as usize].value)
+                    };
+                    let k = intern_const(cval, &mut consts);
+                    let t = match (op, ca) {
+                        (OpCode::Add, _) => TapeOp::AddC,
+                        (OpCode::Mul, _) => TapeOp::MulC,
+                        (OpCode::Sub, false) => TapeOp::SubC,
+                        (OpCode::Sub, true) => TapeOp::CSub,
+                        (OpCode::Div, false) => TapeOp::DivC,
+                        _ => TapeOp::CDiv,
+                    };
+                    let ra = reg_of(var, &loc);
+                    release(var, &mut reads, &loc, &mut free);
+                    (t, ra, k)
+                }
+                op if op.is_binary() => {
+                    let ra = operand_reg(n.a, &loc, &mut instrs, &mut free, &mut n_regs);
+                    let rb = operand_reg(n.b, &loc, &mut instrs, &mut free, &mut n_regs);
+                    // A constant operand loaded into a temporary register: free it right away.
+                    if is_const(n.a) {
+                        free.push(ra);
+                    } else {
+                        release(n.a, &mut reads, &loc, &mut free);
+                    }
+                    if is_const(n.b) {
+                        free.push(rb);
+                    } else {
+                        release(n.b, &mut reads, &loc, &mut free);
+                    }
+                    (TapeOp::of(op), ra, rb)
+                }
+                op => {
+                    let ra = reg_of(n.a, &loc);
                     release(n.a, &mut reads, &loc, &mut free);
+                    (TapeOp::of(op), ra, 0)
                 }
-                if is_const(n.b) {
-                    free.push(rb);
-                } else {
-                    release(n.b, &mut reads, &loc, &mut free);
+            };
+            let dst = match free.pop() {
+                Some(r) => r,
+                None => {
+                    n_regs += 1;
+                    n_regs - 1
                 }
-                (TapeOp::of(op), ra, rb)
+            };
+            instrs.push(Instr { op, dst, a, b, c });
+            loc.insert(id, Loc::Reg(dst));
+            if let Some(list) = stores.get(&id) {
+                for &(o, e) in list {
+                    instrs.push(Instr {
+                        op: TapeOp::Output,
+                        dst,
+                        a: o,
+                        b: e,
+                        c: 0,
+                    });
+                    release(id, &mut reads, &loc, &mut free);
+                }
             }
-            op => {
-                let ra = reg_of(n.a, &loc);
-                release(n.a, &mut reads, &loc, &mut free);
-                (TapeOp::of(op), ra, 0)
-            }
-        };
-        let dst = match free.pop() {
-            Some(r) => r,
-            None => {
-                n_regs += 1;
-                n_regs - 1
-            }
-        };
-        instrs.push(Instr { op, dst, a, b });
-        loc.insert(id, Loc::Reg(dst));
-        if let Some(list) = stores.get(&id) {
-            for &(o, e) in list {
-                instrs.push(Instr {
-                    op: TapeOp::Output,
-                    dst,
-                    a: o,
-                    b: e,
-                });
-                release(id, &mut reads, &loc, &mut free);
+            if !reads.contains_key(&id) {
+                // Computed but never read (cannot happen for needed nodes; keep registers tidy).
+                free.push(dst);
             }
         }
-        if !reads.contains_key(&id) {
-            // Computed but never read (cannot happen for needed nodes; keep registers tidy).
-            free.push(dst);
+        // Outputs that are constants.
+        for (o, ys) in outputs.iter().enumerate() {
+            for (e, y) in ys.iter().enumerate() {
+                if let Some(Loc::Const(k)) = loc.get(&y.0) {
+                    instrs.push(Instr {
+                        op: TapeOp::OutputConst,
+                        dst: *k,
+                        a: o as u32,
+                        b: e as u32,
+                        c: 0,
+                    });
+                }
+            }
         }
+        validate_tape(name, &instrs, consts.len(), n_regs, inputs, outputs)?;
+        tapes.push((instrs, n_regs));
     }
-    // Outputs that are constants.
-    for (o, ys) in outputs.iter().enumerate() {
-        for (e, y) in ys.iter().enumerate() {
-            if let Some(Loc::Const(k)) = loc.get(&y.0) {
-                instrs.push(Instr {
-                    op: TapeOp::OutputConst,
-                    dst: *k,
-                    a: o as u32,
-                    b: e as u32,
-                });
-            }
-        }
-    }
-    validate_tape(name, &instrs, consts.len(), n_regs, inputs, outputs)?;
+    let (fast, n_fast) = tapes.pop().unwrap_or_default();
+    let (plain, n_plain) = tapes.pop().unwrap_or_default();
     Ok(Function::from_parts(
         name,
         inputs.iter().map(|x| x.len()).collect(),
         outputs.iter().map(|y| y.len()).collect(),
-        instrs,
+        plain,
+        fast,
         consts,
-        n_regs as usize,
+        n_plain.max(n_fast) as usize,
     ))
 }
 
@@ -281,6 +349,7 @@ fn operand_reg(
                 dst,
                 a: *k,
                 b: 0,
+                c: 0,
             });
             dst
         }
@@ -349,6 +418,9 @@ fn validate_tape(
             | TapeOp::MulC
             | TapeOp::DivC
             | TapeOp::CDiv => reg(ins.dst) && reg(ins.a) && cst(ins.b),
+            TapeOp::MulAdd | TapeOp::MulSub | TapeOp::SubMul => {
+                reg(ins.dst) && reg(ins.a) && reg(ins.b) && reg(ins.c)
+            }
             t => {
                 let binary = t.opcode().is_some_and(|op| op.is_binary());
                 reg(ins.dst) && reg(ins.a) && (!binary || reg(ins.b))

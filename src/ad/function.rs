@@ -55,6 +55,13 @@ pub(super) enum TapeOp {
     Sin,
     /// `r[dst] = cos(r[a])`
     Cos,
+    /// `r[dst] = r[a] * r[b] + r[c]` (a product read only by this sum; two roundings, as the
+    /// unfused pair)
+    MulAdd,
+    /// `r[dst] = r[a] * r[b] - r[c]`
+    MulSub,
+    /// `r[dst] = r[c] - r[a] * r[b]`
+    SubMul,
     /// `r[dst] = op(r[a])` or `op(r[a], r[b])` for the less frequent operations
     Op(OpCode),
 }
@@ -96,6 +103,8 @@ pub(super) struct Instr {
     pub dst: u32,
     pub a: u32,
     pub b: u32,
+    /// Third operand register of the fused ops (`MulAdd`, `MulSub`, `SubMul`), else 0.
+    pub c: u32,
 }
 
 /// Scratch memory for [`Function::eval`]: one `f64` per register. Create it once with
@@ -137,7 +146,11 @@ pub struct Function {
     name: String,
     input_sizes: Vec<usize>,
     output_sizes: Vec<usize>,
+    /// One instruction per expression node: replayed by [`Function::call_sx`].
     instrs: Vec<Instr>,
+    /// The same computation with products fused into the sums that read them: run by
+    /// [`Function::eval`].
+    fast: Vec<Instr>,
     consts: Vec<f64>,
     n_regs: usize,
 }
@@ -156,6 +169,7 @@ impl Function {
         input_sizes: Vec<usize>,
         output_sizes: Vec<usize>,
         instrs: Vec<Instr>,
+        fast: Vec<Instr>,
         consts: Vec<f64>,
         n_regs: usize,
     ) -> Function {
@@ -164,6 +178,7 @@ impl Function {
             input_sizes,
             output_sizes,
             instrs,
+            fast,
             consts,
             n_regs,
         }
@@ -201,9 +216,20 @@ impl Function {
     pub fn n_registers(&self) -> usize {
         self.n_regs
     }
-    /// Number of tape instructions (loads and stores included).
+    /// Number of instructions [`Function::eval`] runs (loads and stores included).
     pub fn n_instructions(&self) -> usize {
-        self.instrs.len()
+        self.fast.len()
+    }
+    /// Number of tape instructions of each kind (for measurements), most frequent first.
+    #[doc(hidden)]
+    pub fn instruction_mix(&self) -> Vec<(String, usize)> {
+        let mut m: std::collections::BTreeMap<String, usize> = Default::default();
+        for ins in &self.fast {
+            *m.entry(format!("{:?}", ins.op)).or_default() += 1;
+        }
+        let mut v: Vec<_> = m.into_iter().collect();
+        v.sort_by_key(|e| std::cmp::Reverse(e.1));
+        v
     }
     /// A workspace sized for this function.
     pub fn workspace(&self) -> Workspace {
@@ -275,7 +301,7 @@ impl Function {
     fn run(&self, inputs: &[&[f64]], outputs: &mut [&mut [f64]], r: &mut [f64]) {
         let c = &self.consts[..];
         debug_assert!(r.len() >= self.n_regs);
-        for ins in &self.instrs {
+        for ins in &self.fast {
             let d = ins.dst as usize;
             let a = ins.a as usize;
             let b = ins.b as usize;
@@ -302,6 +328,18 @@ impl Function {
                     TapeOp::Sub => *r.get_unchecked(a) - *r.get_unchecked(b),
                     TapeOp::Mul => *r.get_unchecked(a) * *r.get_unchecked(b),
                     TapeOp::Div => *r.get_unchecked(a) / *r.get_unchecked(b),
+                    TapeOp::MulAdd => {
+                        let p = *r.get_unchecked(a) * *r.get_unchecked(b);
+                        p + *r.get_unchecked(ins.c as usize)
+                    }
+                    TapeOp::MulSub => {
+                        let p = *r.get_unchecked(a) * *r.get_unchecked(b);
+                        p - *r.get_unchecked(ins.c as usize)
+                    }
+                    TapeOp::SubMul => {
+                        let p = *r.get_unchecked(a) * *r.get_unchecked(b);
+                        *r.get_unchecked(ins.c as usize) - p
+                    }
                     TapeOp::Neg => -*r.get_unchecked(a),
                     TapeOp::Sq => {
                         let x = *r.get_unchecked(a);
@@ -359,6 +397,9 @@ impl Function {
                 TapeOp::MulC => r[d] = r[a] * c(ins.b),
                 TapeOp::DivC => r[d] = r[a] / c(ins.b),
                 TapeOp::CDiv => r[d] = c(ins.b) / r[a],
+                TapeOp::MulAdd => r[d] = r[a] * r[b] + r[ins.c as usize],
+                TapeOp::MulSub => r[d] = r[a] * r[b] - r[ins.c as usize],
+                TapeOp::SubMul => r[d] = r[ins.c as usize] - r[a] * r[b],
                 t => match t.opcode() {
                     Some(op) if op.is_binary() => r[d] = Sx::apply_binary(op, r[a], r[b]),
                     Some(op) => r[d] = Sx::apply_unary(op, r[a]),

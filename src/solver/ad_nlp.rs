@@ -108,6 +108,25 @@ impl AdNlp {
         AdNlp::new(fun_f, fun_g, bounds)
     }
 
+    /// Instruction and register counts of the compiled tapes (f, gradient, g, Jacobian,
+    /// Hessian of the Lagrangian), for measurements.
+    pub fn tape_sizes(&self) -> [(&'static str, usize, usize); 5] {
+        let t = |name, f: &Function| (name, f.n_instructions(), f.n_registers());
+        [
+            t("f", &self.f),
+            t("grad_f", &self.grad),
+            t("g", &self.g),
+            t("jac_g", &self.jac),
+            t("hess_l", &self.hess),
+        ]
+    }
+
+    /// The compiled Hessian-of-the-Lagrangian and Jacobian tapes (for measurements).
+    #[doc(hidden)]
+    pub fn derivative_tapes(&self) -> [&Function; 2] {
+        [&self.jac, &self.hess]
+    }
+
     /// The NLP and complementarity functions of an imported MPCC (its `w0` as start).
     pub fn from_imported(
         prob: &ImportedProblem,

@@ -1,5 +1,6 @@
-//! The reduced KKT system and its sparse LDLᵀ factorisation (faer 0.24, supernodal or
-//! simplicial as faer's analysis chooses).
+//! The reduced KKT system and its sparse LDLᵀ factorisation (faer 0.24's AMD ordering, then
+//! [`StaticLdlt`]: up-looking LDLᵀ whose elimination tree, pattern of `L` and row reaches are
+//! computed once, so a factorisation does no graph work).
 //!
 //! ```text
 //! [ W + Σ_x + δ_w I     Jᵀ          ] [Δx]   [b_x]
@@ -13,15 +14,13 @@
 //! and `m` negative.
 
 use super::error::SolverError;
+use super::ldlt::StaticLdlt;
 use crate::ad::SparsityPattern;
-use dyn_stack::{MemBuffer, MemStack, StackReq};
-use faer::linalg::cholesky::ldlt::factor::{LdltParams, LdltRegularization};
 use faer::sparse::linalg::cholesky::{
-    factorize_symbolic_cholesky, CholeskySymbolicParams, LdltRef, SymbolicCholesky,
-    SymbolicCholeskyRaw, SymmetricOrdering,
+    factorize_symbolic_cholesky, CholeskySymbolicParams, SymmetricOrdering,
 };
-use faer::sparse::{SparseColMatRef, SymbolicSparseColMat};
-use faer::{Conj, MatMut, Par, Side, Spec};
+use faer::sparse::SymbolicSparseColMat;
+use faer::Side;
 
 /// Outcome of a numeric factorisation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,10 +43,8 @@ pub(crate) struct Kkt {
     hess_rc: Vec<(u32, u32)>,
     jac_map: Vec<usize>,
     jac_col: Vec<u32>,
-    symbolic: SymbolicCholesky<usize>,
-    l_values: Vec<f64>,
-    d_idx: Vec<usize>,
-    mem: MemBuffer,
+    ldlt: StaticLdlt,
+    work: Vec<f64>,
     reg_c: f64,
     r: Vec<f64>,
     e: Vec<f64>,
@@ -99,6 +96,8 @@ impl Kkt {
         }
         let nnz = row_idx.len();
         let pattern = SymbolicSparseColMat::new_checked(dim, dim, col_ptr, None, row_idx);
+        // faer's AMD ordering (its symbolic analysis is used for nothing else); the numeric
+        // factorisation is `StaticLdlt`, analysed here once.
         let symbolic = factorize_symbolic_cholesky(
             pattern.as_ref(),
             Side::Lower,
@@ -106,14 +105,11 @@ impl Kkt {
             CholeskySymbolicParams::default(),
         )
         .map_err(|e| SolverError::Symbolic(format!("{e:?}")))?;
-        let d_idx = diagonal_positions(&symbolic);
-        let par = Par::Seq;
-        let req = StackReq::any_of(&[
-            symbolic.factorize_numeric_ldlt_scratch::<f64>(par, Spec::<LdltParams, f64>::default()),
-            symbolic.solve_in_place_scratch::<f64>(1, par),
-        ]);
-        let mem = MemBuffer::new(req);
-        let l_values = vec![0.0; symbolic.len_val()];
+        let perm: Vec<usize> = match symbolic.perm() {
+            Some(p) => p.arrays().0.to_vec(),
+            None => (0..dim).collect(),
+        };
+        let ldlt = StaticLdlt::new(dim, pattern.col_ptr(), pattern.row_idx(), &perm);
         Ok(Kkt {
             n,
             m,
@@ -125,10 +121,8 @@ impl Kkt {
             hess_rc,
             jac_map,
             jac_col,
-            symbolic,
-            l_values,
-            d_idx,
-            mem,
+            ldlt,
+            work: vec![0.0; dim],
             reg_c: 0.0,
             r: vec![0.0; dim],
             e: vec![0.0; dim],
@@ -186,23 +180,11 @@ impl Kkt {
     /// Numeric LDLᵀ factorisation of the assembled matrix, with the pivot signs.
     pub fn factor(&mut self) -> Factor {
         self.factorizations += 1;
-        let a = SparseColMatRef::new(self.pattern.as_ref(), &self.values);
-        let stack = MemStack::new(&mut self.mem);
-        let res = self.symbolic.factorize_numeric_ldlt(
-            &mut self.l_values,
-            a,
-            Side::Lower,
-            LdltRegularization::default(),
-            Par::Seq,
-            stack,
-            Spec::<LdltParams, f64>::default(),
-        );
-        if res.is_err() {
+        if self.ldlt.factor(&self.values).is_err() {
             return Factor::ZeroPivot;
         }
         let (mut pos, mut neg, mut zero) = (0, 0, 0);
-        for &k in &self.d_idx {
-            let d = self.l_values[k];
+        for &d in self.ldlt.pivots() {
             if d > 0.0 && d.is_finite() {
                 pos += 1;
             } else if d < 0.0 && d.is_finite() {
@@ -220,10 +202,7 @@ impl Kkt {
     }
 
     fn apply_factor(&mut self, x: &mut [f64]) {
-        let ldlt = LdltRef::<usize, f64>::new(&self.symbolic, &self.l_values);
-        let stack = MemStack::new(&mut self.mem);
-        let rhs = MatMut::from_column_major_slice_mut(x, self.dim, 1);
-        ldlt.solve_in_place_with_conj(Conj::No, rhs, Par::Seq, stack);
+        self.ldlt.solve_in_place(x, &mut self.work);
     }
 
     /// `out = K_true x` where `K_true` is the assembled matrix without the static `δ_c`.
@@ -305,26 +284,49 @@ pub(crate) fn inf_norm(v: &[f64]) -> f64 {
     v.iter().fold(0.0f64, |a, &b| a.max(b.abs()))
 }
 
-/// Positions of the pivots `D_j` inside the factor's value array.
-fn diagonal_positions(sym: &SymbolicCholesky<usize>) -> Vec<usize> {
-    match sym.raw() {
-        SymbolicCholeskyRaw::Simplicial(s) => {
-            let cp = s.col_ptr();
-            (0..s.nrows()).map(|j| cp[j]).collect()
+/// The KKT factorisation exposed for the measurement harness (examples/speed_hopper.rs); not
+/// part of the API.
+#[doc(hidden)]
+pub mod bench {
+    use super::{Factor, Kkt, SolverError};
+    use crate::ad::SparsityPattern;
+
+    /// A [`Kkt`] with no fixed variables.
+    pub struct KktBench {
+        kkt: Kkt,
+        fixed: Vec<bool>,
+    }
+
+    impl KktBench {
+        /// Pattern from the Hessian (lower) and Jacobian patterns, analysed once.
+        pub fn new(hess: &SparsityPattern, jac: &SparsityPattern) -> Result<Self, SolverError> {
+            Ok(KktBench {
+                fixed: vec![false; hess.ncols()],
+                kkt: Kkt::new(hess, jac)?,
+            })
         }
-        SymbolicCholeskyRaw::Supernodal(s) => {
-            let mut out = Vec::with_capacity(s.nrows());
-            let begin = s.supernode_begin();
-            let end = s.supernode_end();
-            let cpv = s.col_ptr_for_val();
-            for k in 0..s.n_supernodes() {
-                let ncols = end[k] - begin[k];
-                let nrows = s.supernode(k).pattern().len() + ncols;
-                for c in 0..ncols {
-                    out.push(cpv[k] + c * nrows + c);
-                }
+        /// Fill the values (see `Kkt::assemble`).
+        pub fn assemble(
+            &mut self,
+            hess: &[f64],
+            jac: &[f64],
+            diag_x: &[f64],
+            diag_c: &[f64],
+            reg_c: f64,
+        ) {
+            self.kkt
+                .assemble(Some(hess), jac, diag_x, diag_c, reg_c, &self.fixed);
+        }
+        /// Factorise; (positive, negative, zero) pivots, or `(0, 0, dim)` on a zero pivot.
+        pub fn factor(&mut self) -> (usize, usize, usize) {
+            match self.kkt.factor() {
+                Factor::Ok { pos, neg, zero } => (pos, neg, zero),
+                Factor::ZeroPivot => (0, 0, self.kkt.dim()),
             }
-            out
+        }
+        /// Solve with iterative refinement; the relative residual.
+        pub fn solve(&mut self, rhs: &[f64], sol: &mut [f64], max_refine: usize) -> Option<f64> {
+            self.kkt.solve(rhs, sol, max_refine)
         }
     }
 }
@@ -332,6 +334,107 @@ fn diagonal_positions(sym: &SymbolicCholesky<usize>) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The fixed-pattern LDLᵀ reproduces faer's simplicial LDLᵀ (same AMD order) bit for bit:
+    /// pivots, and the solution of one system, on a random quasi-definite KKT matrix.
+    #[test]
+    fn static_ldlt_matches_faer_simplicial_bitwise() {
+        use dyn_stack::{MemBuffer, MemStack, StackReq};
+        use faer::linalg::cholesky::ldlt::factor::{LdltParams, LdltRegularization};
+        use faer::sparse::linalg::cholesky::{LdltRef, SymbolicCholeskyRaw};
+        use faer::sparse::linalg::SupernodalThreshold;
+        use faer::sparse::SparseColMatRef;
+        use faer::{Conj, MatMut, Par, Spec};
+        let (n, m) = (40usize, 25usize);
+        let mut seed = 12345u64;
+        let mut rnd = move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((seed >> 11) as f64) / ((1u64 << 53) as f64)
+        };
+        let mut ht = Vec::new();
+        for j in 0..n {
+            for i in j..n {
+                if i == j || rnd() < 0.08 {
+                    ht.push((i, j));
+                }
+            }
+        }
+        let mut jt = Vec::new();
+        for i in 0..m {
+            for j in 0..n {
+                if rnd() < 0.1 || j == i {
+                    jt.push((i, j));
+                }
+            }
+        }
+        let (h, _) = SparsityPattern::from_triplets(n, n, &ht).unwrap();
+        let (jp, _) = SparsityPattern::from_triplets(m, n, &jt).unwrap();
+        let mut kkt = Kkt::new(&h, &jp).unwrap();
+        let hv: Vec<f64> = (0..h.nnz()).map(|_| rnd() - 0.5).collect();
+        let jv: Vec<f64> = (0..jp.nnz()).map(|_| 2.0 * rnd() - 1.0).collect();
+        let dx: Vec<f64> = (0..n).map(|_| 2.0 + rnd()).collect();
+        let dc: Vec<f64> = (0..m)
+            .map(|i| if i % 2 == 0 { rnd() } else { 0.0 })
+            .collect();
+        kkt.assemble(Some(&hv), &jv, &dx, &dc, 1e-8, &vec![false; n]);
+        let f = kkt.factor();
+        assert!(kkt.inertia_ok(f), "{f:?}");
+
+        let dim = n + m;
+        let sym = factorize_symbolic_cholesky(
+            kkt.pattern.as_ref(),
+            Side::Lower,
+            SymmetricOrdering::Amd,
+            CholeskySymbolicParams {
+                supernodal_flop_ratio_threshold: SupernodalThreshold::FORCE_SIMPLICIAL,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let par = Par::Seq;
+        let mut mem = MemBuffer::new(StackReq::any_of(&[
+            sym.factorize_numeric_ldlt_scratch::<f64>(par, Spec::<LdltParams, f64>::default()),
+            sym.solve_in_place_scratch::<f64>(1, par),
+        ]));
+        let mut lv = vec![0.0; sym.len_val()];
+        let a = SparseColMatRef::new(kkt.pattern.as_ref(), &kkt.values);
+        sym.factorize_numeric_ldlt(
+            &mut lv,
+            a,
+            Side::Lower,
+            LdltRegularization::default(),
+            par,
+            MemStack::new(&mut mem),
+            Spec::<LdltParams, f64>::default(),
+        )
+        .unwrap();
+        let SymbolicCholeskyRaw::Simplicial(s) = sym.raw() else {
+            panic!("forced simplicial");
+        };
+        let cp = s.col_ptr();
+        for j in 0..dim {
+            assert_eq!(
+                lv[cp[j]].to_bits(),
+                kkt.ldlt.pivots()[j].to_bits(),
+                "pivot {j}"
+            );
+        }
+        let rhs: Vec<f64> = (0..dim).map(|_| rnd() - 0.5).collect();
+        let mut ours = rhs.clone();
+        kkt.apply_factor(&mut ours);
+        let mut theirs = rhs.clone();
+        LdltRef::<usize, f64>::new(&sym, &lv).solve_in_place_with_conj(
+            Conj::No,
+            MatMut::from_column_major_slice_mut(&mut theirs, dim, 1),
+            par,
+            MemStack::new(&mut mem),
+        );
+        for i in 0..dim {
+            assert_eq!(ours[i].to_bits(), theirs[i].to_bits(), "solution {i}");
+        }
+    }
 
     /// A 2x2 (n = 2, m = 1) KKT system against a dense solve.
     #[test]

@@ -17,6 +17,9 @@ pub mod dense;
 pub mod error;
 pub mod ipm;
 pub(crate) mod kkt;
+pub(crate) mod ldlt;
+#[doc(hidden)]
+pub use kkt::bench as kkt_bench;
 pub mod mpcc;
 pub mod nlp;
 pub mod problems;
