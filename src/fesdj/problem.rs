@@ -267,17 +267,17 @@ impl FesdjProblem {
         Ok(())
     }
 
-    /// Set every state variable `q, v` of the initial guess (boundary, stage and
-    /// right-boundary points of all elements) to `x = (q, v)`: §5.9 initialises the states
-    /// with `x_0` everywhere, and a simulator re-initialises them with each step's start state.
-    pub fn set_guess_states(&mut self, x: &[f64]) -> Result<(), FesdjError> {
+    /// Write `x = (q, v)` into every state variable `q, v` of the primal vector `w` (boundary,
+    /// stage and right-boundary points of all elements; the initial-state block is left
+    /// alone): the "states = x_0 everywhere" initialisation of §5.9 for a start point.
+    pub fn write_states(&self, x: &[f64], w: &mut [f64]) -> Result<(), FesdjError> {
         let n_q = self.layout.n_q;
         check_len("x", 2 * n_q, x.len())?;
+        check_len("w", self.layout.n_w, w.len())?;
         let (q, v) = x.split_at(n_q);
-        let g = &mut self.guess;
         let mut put = |idx: &[usize], val: &[f64]| {
             for (&i, &x) in idx.iter().zip(val) {
-                g[i] = x;
+                w[i] = x;
             }
         };
         for iv in &self.layout.intervals {

@@ -154,13 +154,10 @@ impl Simulator {
     /// if the first attempt was warm — the default guess (§5.9) **[ours]**: the retry guess
     /// suits steps with an impact, the default guess free-flight steps after a warm start
     /// failed. With more than one impulse block per step, finally the retry guess with
-    /// `Λ_n = 7` at one grid point at a time, in chain order
+    /// `Λ_n = 7` at one grid point at a time, in chain order, with every state at `x`
     /// ([`FesdjProblem::retry_guess_at`]) **[ours]**.
     pub fn step(&mut self, x: &[f64], u: &[f64]) -> Result<StepResult, FesdjError> {
         self.problem.set_initial_state(x)?;
-        // §5.9 / §4.6: the default and retry guesses start from this step's state everywhere
-        // (the problem was built with x_0 = 0).
-        self.problem.set_guess_states(x)?;
         self.problem.fix_control(0, u)?;
         let warm = self.warm_start && self.have_good;
         let first = if warm { Start::Previous } else { Start::Guess };
@@ -192,6 +189,12 @@ impl Simulator {
                     };
                     at += 1;
                     self.problem.retry_guess_at(k, n, &mut guess);
+                    // States at this step's start state everywhere (§5.9); the problem was
+                    // built with x_0 = 0, which the other guesses keep.
+                    if let Err(e) = self.problem.write_states(x, &mut guess) {
+                        self.retry_guess = guess;
+                        return Err(e);
+                    }
                     let r = self.problem.solve_only(Start::Primal(&guess));
                     match r {
                         Ok(r) => stats = merge(stats, r),
