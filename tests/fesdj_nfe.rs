@@ -253,3 +253,129 @@ fn issue5_step() {
         );
     }
 }
+
+/// The same check for the 2D ball with polyhedral friction (spec §6.4 item 2, g = 10, μ = 0.3,
+/// ε_r = 0): the step of length 0.075 starting at t = 0.375 of the N_sim = 40 simulation, with
+/// its inelastic impact at 1/√5 on grid point 1 (N_FE = 2) or 2 (N_FE = 3), then sliding with
+/// deceleration μg (stage forces λ_n = g, λ_d = (0, μg)).
+#[test]
+fn exact_solution_is_feasible_2d_friction() {
+    use fesdj_mpc::fesdj::layout::FrictionIndex;
+    let t0: f64 = 0.375;
+    let (mu, g) = (0.3, 10.0);
+    let x0 = [4.0 * t0, 1.0 - 5.0 * t0 * t0, 4.0, -10.0 * t0];
+    let t_final = 0.075;
+    // y0 + vy0 ts − 5 ts² = 0
+    let ts = (x0[3] + (x0[3] * x0[3] + 2.0 * g * x0[1]).sqrt()) / g;
+    // Post-impact slip: v_x⁺ = v_x⁻ − μΛ_n with Λ_n = −v_y⁻.
+    let vxp = x0[2] - mu * (-(x0[3] - g * ts));
+    let st = |tau: f64, pre: bool| -> [f64; 4] {
+        if tau < ts || (tau == ts && pre) {
+            [
+                x0[0] + x0[2] * tau,
+                x0[1] + x0[3] * tau - 0.5 * g * tau * tau,
+                x0[2],
+                x0[3] - g * tau,
+            ]
+        } else {
+            let s = tau - ts;
+            [
+                x0[0] + x0[2] * ts + vxp * s - 0.5 * mu * g * s * s,
+                0.0,
+                vxp - mu * g * s,
+                0.0,
+            ]
+        }
+    };
+    for (n_fe, m_imp) in [(2usize, 1usize), (3, 2)] {
+        let o = FesdjOptions {
+            n_fe,
+            t_final,
+            no_initial_impacts: true,
+            ..FesdjOptions::default()
+        };
+        let ocp = Ocp::new(models::ball_2d(mu, 0.0, g), x0.to_vec());
+        let mpcc = transcribe(&ocp, &o).unwrap();
+        let l = &mpcc.layout;
+        let h: Vec<f64> = (0..n_fe)
+            .map(|n| {
+                if n < m_imp {
+                    ts / m_imp as f64
+                } else {
+                    (t_final - ts) / (n_fe - m_imp) as f64
+                }
+            })
+            .collect();
+        let mut w = vec![f64::NAN; mpcc.n_w()];
+        for i in 0..2 {
+            w[l.x0_q[i]] = x0[i];
+            w[l.x0_v[i]] = x0[2 + i];
+        }
+        let set_fr = |w: &mut Vec<f64>, f: &FrictionIndex, lam_n: f64, vx: f64, contact: bool| {
+            if let FrictionIndex::Polyhedral {
+                lambda_d,
+                gamma_d,
+                beta_d,
+                delta_d,
+            } = f
+            {
+                let ld = if contact {
+                    [0.0, mu * lam_n]
+                } else {
+                    [0.0, 0.0]
+                };
+                let gam = vx.abs();
+                w[lambda_d[0]] = ld[0];
+                w[lambda_d[1]] = ld[1];
+                w[*gamma_d] = gam;
+                w[*beta_d] = mu * lam_n - ld[0] - ld[1];
+                w[delta_d[0]] = vx + gam;
+                w[delta_d[1]] = -vx + gam;
+            } else {
+                panic!("polyhedral friction expected")
+            }
+        };
+        let mut t = 0.0;
+        for (n, &hn) in h.iter().enumerate() {
+            let e = l.element(0, n);
+            w[e.h.unwrap()] = hn;
+            let tn = if n == m_imp { ts } else { t };
+            let xm = st(tn, true);
+            let xp = st(tn, false);
+            if let Some(imp) = &e.impulse {
+                let lam = xp[3] - xm[3];
+                w[imp.lambda_n[0]] = lam;
+                w[imp.y_gap[0]] = xp[1];
+                w[imp.p_vn[0]] = xp[3].max(0.0);
+                w[imp.n_vn[0]] = (-xp[3]).max(0.0);
+                set_fr(&mut w, &imp.friction[0], lam, xp[2], lam > 0.0);
+            }
+            for &i in &e.left_gap {
+                w[i] = xp[1];
+            }
+            for i in 0..2 {
+                w[e.q0[i]] = xp[i];
+                w[e.v0[i]] = xp[2 + i];
+            }
+            for (j, s) in e.stages.iter().enumerate() {
+                let x = st(tn + l.c[j] * hn, n < m_imp);
+                for i in 0..2 {
+                    w[s.q[i]] = x[i];
+                    w[s.v[i]] = x[2 + i];
+                }
+                let contact = n >= m_imp;
+                let lam = if contact { g } else { 0.0 };
+                w[s.lambda_n[0]] = lam;
+                w[s.y_gap[0]] = x[1];
+                set_fr(&mut w, &s.friction[0], lam, x[2], contact);
+            }
+            t = tn + hn;
+        }
+        if let Some(i) = w.iter().position(|x| x.is_nan()) {
+            panic!("w[{i}] unset");
+        }
+        let (r, what) = residual(&mpcc, &w);
+        eprintln!("2D n_fe {n_fe} impact at {m_imp}: h {h:?} residual {r:.2e} at {what}");
+        assert!(r <= 1e-10, "2D n_fe {n_fe}: worst residual {r:e} at {what}");
+    }
+}
