@@ -424,9 +424,26 @@ impl FesdjProblem {
                 if (kk, nn) == (k, n) {
                     continue;
                 }
+                // Every other block on the "no impact" branch: Λ_n = 0 with the default
+                // guess's gap and Υ± (with the retry guess's Y = Υ± = 0 there, an inelastic
+                // impulse can grow at any block).
                 if let Some(imp) = &e.impulse {
                     for &i in &imp.lambda_n {
                         out[i] = 0.0;
+                    }
+                    for &i in imp.y_gap.iter().chain(&imp.p_vn).chain(&imp.n_vn) {
+                        out[i] = self.guess[i];
+                    }
+                }
+                // Elements before the guessed impact are in flight: default gaps, no force.
+                if kk == k && nn < n {
+                    for st in &e.stages {
+                        for &i in &st.y_gap {
+                            out[i] = self.guess[i];
+                        }
+                    }
+                    for &i in &e.left_gap {
+                        out[i] = self.guess[i];
                     }
                 }
             }
