@@ -6,6 +6,7 @@
 //!    product must vanish there (Radau IIA n_s = 2 integrates the piecewise quadratic exactly).
 //! 2. The 1D ball of spec §6.4 item 1 simulated with N_FE = 3 and 4 reaches the exact state,
 //!    and the repro step of issue 5 (impact on grid point 2 of 3) solves.
+//! 3. The integration-order experiment of §6.1 (two balls with a spring) with N_FE = 3.
 #![allow(clippy::excessive_precision)]
 
 #[path = "fesdj_models/mod.rs"]
@@ -378,4 +379,119 @@ fn exact_solution_is_feasible_2d_friction() {
         eprintln!("2D n_fe {n_fe} impact at {m_imp}: h {h:?} residual {r:.2e} at {what}");
         assert!(r <= 1e-10, "2D n_fe {n_fe}: worst residual {r:e} at {what}");
     }
+}
+
+// ------------------------------------------------- integration order with N_FE = 3 (§6.1)
+
+/// §6.1 [spec-computed]: x(1) = (q_1, q_2, v_1, v_2) of the two balls with a spring.
+const SPRING_X_REF: [f64; 4] = [
+    0.246841886728835,
+    1.228210312008501,
+    -2.379839521466434,
+    -3.114092393623756,
+];
+
+/// The error max_i |x_i(1) − x_i^ref(1)| of the two-balls-spring experiment with settings as
+/// tests/fesdj_solve_order.rs but N_FE = 3 (h̄ = 1/(3 N_sim)); every step must succeed.
+fn spring_error(scheme: RkScheme, n_s: usize, n_sim: usize) -> f64 {
+    use fesdj_mpc::fesdj::CrossCompMode;
+    let n_fe = 3;
+    let mut o = SimulationOptions {
+        t_sim: 1.0,
+        n_sim,
+        fesdj: FesdjOptions {
+            scheme,
+            n_s,
+            n_fe,
+            no_initial_impacts: true,
+            cross_comp_mode: CrossCompMode::StageStage,
+            ..FesdjOptions::default()
+        },
+        ..SimulationOptions::default()
+    };
+    o.solve.solver.comp_tol = 1e-13;
+    o.solve.solver.max_homotopy_steps = 20;
+    let tr = simulate(
+        models::two_balls_spring(),
+        &[1.0, 2.0, 0.0, 0.0],
+        &Controls::Constant(vec![]),
+        &o,
+    )
+    .expect("simulation");
+    let x = [
+        tr.final_state.q[0],
+        tr.final_state.q[1],
+        tr.final_state.v[0],
+        tr.final_state.v[1],
+    ];
+    let e = x
+        .iter()
+        .zip(SPRING_X_REF)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
+    eprintln!(
+        "{scheme:?} n_s {n_s} n_fe {n_fe} N_sim {n_sim} h {:.3e}: E {e:.3e}, {} failed, {} \
+         retried, {} NLP iterations",
+        1.0 / (n_sim * n_fe) as f64,
+        tr.failed_steps,
+        tr.retried_steps,
+        tr.nlp_iterations,
+    );
+    assert_eq!(tr.failed_steps, 0, "{scheme:?} {n_s} N_sim {n_sim}");
+    e
+}
+
+/// Least-squares slope of ln E over ln h̄ (h̄ ∝ 1/N_sim) must be `order` within 0.5.
+fn check_spring_order(scheme: RkScheme, n_s: usize, n_sims: &[usize], order: f64) {
+    let xs: Vec<f64> = n_sims.iter().map(|&n| -(n as f64).ln()).collect();
+    let ys: Vec<f64> = n_sims
+        .iter()
+        .map(|&n| spring_error(scheme, n_s, n).ln())
+        .collect();
+    let n = xs.len() as f64;
+    let (mx, my) = (xs.iter().sum::<f64>() / n, ys.iter().sum::<f64>() / n);
+    let sxy: f64 = xs.iter().zip(&ys).map(|(x, y)| (x - mx) * (y - my)).sum();
+    let sxx: f64 = xs.iter().map(|x| (x - mx).powi(2)).sum();
+    let p = sxy / sxx;
+    eprintln!("{scheme:?} n_s = {n_s}, N_FE = 3: fitted slope {p:.3} (expected {order})");
+    assert!(
+        (p - order).abs() <= 0.5,
+        "{scheme:?} n_s = {n_s}: slope {p:.3}"
+    );
+}
+
+/// h̄ = 2.5e-3 … 1.25e-3 (the N_FE = 2 range of tests/fesdj_solve_order.rs).
+#[test]
+fn spring_radau_iia_2_n_fe_3() {
+    check_spring_order(RkScheme::RadauIia, 2, &[133, 187, 267], 3.0);
+}
+
+/// h̄ = 3.6e-3 … 1.25e-3.
+#[test]
+fn spring_radau_iia_3_n_fe_3() {
+    check_spring_order(RkScheme::RadauIia, 3, &[93, 133, 267], 5.0);
+}
+
+/// h̄ = 3.6e-3 … 1.8e-3 (at h̄ = 5e-3 Radau IIA 4 is not yet asymptotic with N_FE = 3).
+#[test]
+fn spring_radau_iia_4_n_fe_3() {
+    check_spring_order(RkScheme::RadauIia, 4, &[93, 133, 187], 7.0);
+}
+
+/// h̄ = 1.25e-3 … 6.25e-4.
+#[test]
+fn spring_gauss_legendre_1_n_fe_3() {
+    check_spring_order(RkScheme::GaussLegendre, 1, &[267, 373, 533], 2.0);
+}
+
+/// h̄ = 2.5e-3 … 1.25e-3.
+#[test]
+fn spring_gauss_legendre_2_n_fe_3() {
+    check_spring_order(RkScheme::GaussLegendre, 2, &[133, 187, 267], 4.0);
+}
+
+/// h̄ = 5e-3 … 2.5e-3.
+#[test]
+fn spring_gauss_legendre_3_n_fe_3() {
+    check_spring_order(RkScheme::GaussLegendre, 3, &[67, 93, 133], 6.0);
 }
