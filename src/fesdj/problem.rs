@@ -302,6 +302,36 @@ impl FesdjProblem {
         Ok(())
     }
 
+    /// Write `x = (q, v)` into every state variable `q, v` of the primal vector `w` (boundary,
+    /// stage and right-boundary points of all elements; the initial-state block is left
+    /// alone): the "states = x_0 everywhere" initialisation of §5.9 for a start point.
+    pub fn write_states(&self, x: &[f64], w: &mut [f64]) -> Result<(), FesdjError> {
+        let n_q = self.layout.n_q;
+        check_len("x", 2 * n_q, x.len())?;
+        check_len("w", self.layout.n_w, w.len())?;
+        let (q, v) = x.split_at(n_q);
+        let mut put = |idx: &[usize], val: &[f64]| {
+            for (&i, &x) in idx.iter().zip(val) {
+                w[i] = x;
+            }
+        };
+        for iv in &self.layout.intervals {
+            for e in &iv.elements {
+                put(&e.q0, q);
+                put(&e.v0, v);
+                for s in &e.stages {
+                    put(&s.q, q);
+                    put(&s.v, v);
+                }
+                if let Some(r) = &e.right {
+                    put(&r.q, q);
+                    put(&r.v, v);
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Fix the control of interval `k` to `u` (simulation with given inputs, §4.6).
     pub fn fix_control(&mut self, k: usize, u: &[f64]) -> Result<(), FesdjError> {
         self.check_interval(k)?;
@@ -386,6 +416,69 @@ impl FesdjProblem {
                 if let Some(r) = &e.right {
                     for &i in &r.y_gap {
                         out[i] = 0.0;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Grid points `(k, n)` that carry an impulse block, in chain order.
+    pub fn impulse_points(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.layout
+            .intervals
+            .iter()
+            .enumerate()
+            .flat_map(|(k, iv)| {
+                iv.elements
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, e)| e.impulse.is_some())
+                    .map(move |(n, _)| (k, n))
+            })
+    }
+
+    /// The retry guess of [`FesdjProblem::retry_guess`] with the impact guessed at grid point
+    /// `(k, n)` only: `Λ_n = 7` there and `Λ_n = 0` at every other impulse block.
+    ///
+    /// Why (issue 5): with `ε_r > 0` the relaxed impulse pair `Λ_n (Y + Υ_+ + Υ_−) ≤ σ` with
+    /// `Υ_+ − Υ_− = J_nᵀ(v⁺ + ε_r v⁻)` and `v⁺ = v⁻ + M⁻¹J_nΛ_n` splits, at an approaching
+    /// contact (`J_nᵀv⁻ < 0`), into two disconnected branches: "no impact"
+    /// (`Λ_n ≲ σ / |(1 + ε_r) J_nᵀv⁻|`) and "impact" (`Λ_n` near the physical impulse, `Y` near
+    /// 0). The homotopy cannot move an impact from one grid point to another, so the start point
+    /// decides at which grid point the impact happens. `Λ_n = 7` at every block (§4.6) asks for
+    /// an impact at every grid point: with `N_FE = 2` and `no_initial_impacts` there is a
+    /// single block and that is right, but with `N_FE ≥ 3` the iterates settle the impact at the
+    /// first reachable grid point and every other block stays on the impact branch — locally
+    /// infeasible already at `σ = 1` whenever the impact must sit on a later grid point
+    /// (the 1D ball with its impact beyond `2h̄`). The exact solution itself is feasible
+    /// (tests/fesdj_nfe.rs evaluates every row there).
+    pub fn retry_guess_at(&self, k: usize, n: usize, out: &mut [f64]) {
+        self.retry_guess(out);
+        for (kk, iv) in self.layout.intervals.iter().enumerate() {
+            for (nn, e) in iv.elements.iter().enumerate() {
+                if (kk, nn) == (k, n) {
+                    continue;
+                }
+                // Every other block on the "no impact" branch: Λ_n = 0 with the default
+                // guess's gap and Υ± (with the retry guess's Y = Υ± = 0 there, an inelastic
+                // impulse can grow at any block).
+                if let Some(imp) = &e.impulse {
+                    for &i in &imp.lambda_n {
+                        out[i] = 0.0;
+                    }
+                    for &i in imp.y_gap.iter().chain(&imp.p_vn).chain(&imp.n_vn) {
+                        out[i] = self.guess[i];
+                    }
+                }
+                // Elements before the guessed impact are in flight: default gaps, no force.
+                if kk == k && nn < n {
+                    for st in &e.stages {
+                        for &i in &st.y_gap {
+                            out[i] = self.guess[i];
+                        }
+                    }
+                    for &i in &e.left_gap {
+                        out[i] = self.guess[i];
                     }
                 }
             }

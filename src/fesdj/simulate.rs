@@ -153,7 +153,9 @@ impl Simulator {
     /// step succeeded), the §4.6 retry guess (`Λ_n = 7, Y = 0, Υ± = 0, λ_n = 0, y = 0`), and —
     /// if the first attempt was warm — the default guess (§5.9) **[ours]**: the retry guess
     /// suits steps with an impact, the default guess free-flight steps after a warm start
-    /// failed.
+    /// failed. With more than one impulse block per step, finally the retry guess with
+    /// `Λ_n = 7` at one grid point at a time, in chain order, with every state at `x`
+    /// ([`FesdjProblem::retry_guess_at`]) **[ours]**.
     pub fn step(&mut self, x: &[f64], u: &[f64]) -> Result<StepResult, FesdjError> {
         self.problem.set_initial_state(x)?;
         self.problem.fix_control(0, u)?;
@@ -173,6 +175,37 @@ impl Simulator {
             if !stats.status.is_success() && warm {
                 stats = merge(stats, self.problem.solve_only(Start::Guess)?);
                 retries += 1;
+            }
+            // With several impulse blocks per step (N_FE ≥ 3, or N_FE = 2 without
+            // `no_initial_impacts`), guess the impact at one grid point at a time (see
+            // `FesdjProblem::retry_guess_at`: the homotopy cannot move an impact between grid
+            // points, and `Λ_n = 7` at every block asks for an impact at each of them).
+            if !stats.status.is_success() && self.problem.impulse_points().nth(1).is_some() {
+                let mut guess = std::mem::take(&mut self.retry_guess);
+                let mut at = 0;
+                while !stats.status.is_success() {
+                    let Some((k, n)) = self.problem.impulse_points().nth(at) else {
+                        break;
+                    };
+                    at += 1;
+                    self.problem.retry_guess_at(k, n, &mut guess);
+                    // States at this step's start state everywhere (§5.9); the problem was
+                    // built with x_0 = 0, which the other guesses keep.
+                    if let Err(e) = self.problem.write_states(x, &mut guess) {
+                        self.retry_guess = guess;
+                        return Err(e);
+                    }
+                    let r = self.problem.solve_only(Start::Primal(&guess));
+                    match r {
+                        Ok(r) => stats = merge(stats, r),
+                        Err(e) => {
+                            self.retry_guess = guess;
+                            return Err(e);
+                        }
+                    }
+                    retries += 1;
+                }
+                self.retry_guess = guess;
             }
         }
         stats.retried_steps = usize::from(retries > 0);
