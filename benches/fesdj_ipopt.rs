@@ -18,7 +18,8 @@
 //! `ipopt_mpcc` always stops on `max min(G, H)` while `fesdj solve` stops on the
 //! configured measure (`max G H` by default); no polishing in either (ours polishes only when
 //! the homotopy fails; that is reported in its status). IPOPT is Debian's 3.11 with MUMPS.
-//! Each solve runs once (these are seconds to minutes, not microseconds).
+//! Each solve runs once (these are seconds to minutes, not microseconds), capped at
+//! `FESDJ_BENCH_MAX_WALL` seconds (default 300). Rows are printed as they finish.
 
 use fesdj_mpc::cli::run::solve_options;
 use fesdj_mpc::config::Problem;
@@ -173,6 +174,15 @@ fn ipopt(
     }
 }
 
+/// Wall-clock cap of each homotopy, seconds (`FESDJ_BENCH_MAX_WALL`, default 300): a run that
+/// hits it is reported with the status `MaxTime`.
+fn max_wall() -> f64 {
+    std::env::var("FESDJ_BENCH_MAX_WALL")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(300.0)
+}
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
 }
@@ -206,6 +216,7 @@ fn ocp_row(name: &str) -> Result<Row, String> {
         AdComplementarity::new(&fns.comp_g, &fns.comp_h).map_err(|e| format!("{name}: {e}"))?;
     let mut settings = solve_options(&problem).solver;
     settings.ipm.print = false;
+    settings.max_wall_time = settings.max_wall_time.min(max_wall());
     // Variables fixed by their bounds (the initial state) start at the bound, as in
     // `FesdjProblem::solve`.
     let mut x0 = mpcc.w0.clone();
@@ -229,36 +240,37 @@ fn ocp_row(name: &str) -> Result<Row, String> {
     })
 }
 
-fn print_ocp_table(rows: &[Row]) {
+fn print_ocp_header() {
     println!();
     println!("FESD-J OCPs: our MPCC homotopy vs the same homotopy on IPOPT (identical NLP)");
     println!(
         "{:<12} {:<7} {:<22} {:>6} {:>4} {:>9} {:>12} {:>9} {:>9}",
         "problem", "solver", "status", "iters", "hom", "time [s]", "objective", "max GH", "max min"
     );
-    for r in rows {
-        for (who, o) in [("ours", &r.ours), ("IPOPT", &r.ipopt)] {
-            println!(
-                "{:<12} {:<7} {:<22} {:>6} {:>4} {:>9.2} {:>12.5} {:>9.1e} {:>9.1e}",
-                r.name,
-                who,
-                o.status,
-                o.iterations,
-                o.homotopy_steps,
-                o.time_s,
-                o.objective,
-                o.comp_product,
-                o.comp_min
-            );
-        }
+}
+
+fn print_ocp_row(r: &Row) {
+    for (who, o) in [("ours", &r.ours), ("IPOPT", &r.ipopt)] {
         println!(
-            "{:<12} ratio ours/IPOPT: time {:.2}, iterations {:.2}   ({})",
+            "{:<12} {:<7} {:<22} {:>6} {:>4} {:>9.2} {:>12.5} {:>9.1e} {:>9.1e}",
             r.name,
-            r.ours.time_s / r.ipopt.time_s,
-            r.ours.iterations as f64 / r.ipopt.iterations.max(1) as f64,
-            r.sizes
+            who,
+            o.status,
+            o.iterations,
+            o.homotopy_steps,
+            o.time_s,
+            o.objective,
+            o.comp_product,
+            o.comp_min
         );
     }
+    println!(
+        "{:<12} ratio ours/IPOPT: time {:.2}, iterations {:.2}   ({})",
+        r.name,
+        r.ours.time_s / r.ipopt.time_s,
+        r.ours.iterations as f64 / r.ipopt.iterations.max(1) as f64,
+        r.sizes
+    );
 }
 
 fn sim_rows(names: &[&str]) {
@@ -326,13 +338,13 @@ fn main() {
         let by_arg = filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str()));
         by_env && by_arg
     };
-    let mut rows = Vec::new();
+    print_ocp_header();
     for name in ["two_discs", "three_boxes", "hopper_ocp"] {
         if !selected(name) {
             continue;
         }
         match ocp_row(name) {
-            Ok(r) => rows.push(r),
+            Ok(r) => print_ocp_row(&r),
             Err(e) => eprintln!("{e}"),
         }
     }
@@ -340,6 +352,5 @@ fn main() {
         .into_iter()
         .filter(|n| selected(n))
         .collect();
-    print_ocp_table(&rows);
     sim_rows(&balls);
 }
