@@ -20,6 +20,26 @@
 //! the homotopy fails; that is reported in its status). IPOPT is Debian's 3.11 with MUMPS.
 //! Each solve runs once (these are seconds to minutes, not microseconds), capped at
 //! `FESDJ_BENCH_MAX_WALL` seconds (default 300). Rows are printed as they finish.
+//!
+//! Measured 2026-12-02 (shared 2-core machine, load ~6, `FESDJ_BENCH_MAX_WALL=240`):
+//!
+//! ```text
+//! problem      solver  status          iters  hom  time [s]    objective   max GH   max min
+//! two_discs    ours    MaxIterations   28823   12     82.58    640.26371   1.0e-1   3.1e-1
+//! two_discs    IPOPT   Solved           2863   11     50.62    714.70406   1.0e-9   2.2e-5
+//! three_boxes  ours    MaxTime         27499   18    240.05  19345.73236   3.9e-3   6.2e-2
+//! three_boxes  IPOPT   MaxTime          3281   10    241.23    299.06300   3.9e-3   6.2e-2
+//! hopper_ocp   ours    Solved            769    5      1.99     15.34608   4.9e-8   1.0e-5
+//! hopper_ocp   IPOPT   Solved           1336    5     12.57      9.43013   3.0e-11  1.3e-6
+//! ratios ours/IPOPT (time): two_discs 1.63 (ours unsolved), three_boxes 1.00 (both capped),
+//! hopper 0.16 (different local optima).
+//! simulate: ball_1d 0.11 s, ball_2d 1.08 s, ball_3d 14.3 s per simulated second
+//! (ball_3d ends RestorationFailed as shipped).
+//! ```
+//!
+//! Ours runs with the IPM log off; `config/three_boxes.yaml` converges only with
+//! `solver.ipm.print = true` (25 NLPs, 2814 iterations, 24.5–36 s, objective 300.372, max G H
+//! 6.0e-8; see tests/fesdj_three_boxes.rs): a solver defect, the log changes the iterates.
 
 use fesdj_mpc::cli::run::solve_options;
 use fesdj_mpc::config::Problem;

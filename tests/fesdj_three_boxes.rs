@@ -31,8 +31,8 @@ fn solve() -> Trajectory {
     // `solver.ipm.print = true` is a workaround, not a setting of the problem: with the IPM log
     // on, this config converges in 25 relaxed NLPs (objective 300.372, r_⊥ = 6.0e-8, as
     // `fesdj solve config/three_boxes.yaml --set solver.ipm.print=true`); with it off, the
-    // same binary takes a different path from the first NLPs on and does not converge in the
-    // 40 steps (a solver defect: the log must not change the iterates; reported to the
+    // same binary takes a different path and does not converge (the bench: 18 NLPs, no
+    // convergence in 240 s) (a solver defect: the log must not change the iterates; reported to the
     // solver's owner). The log goes to stderr.
     let problem =
         Problem::load(&path, &["solver.ipm.print=true".to_string()]).expect("shipped config loads");
