@@ -37,9 +37,10 @@
 //! (ball_3d ends RestorationFailed as shipped).
 //! ```
 //!
-//! Ours runs with the IPM log off; `config/three_boxes.yaml` converges only with
-//! `solver.ipm.print = true` (25 NLPs, 2814 iterations, 24.5–36 s, objective 300.372, max G H
-//! 6.0e-8; see tests/fesdj_three_boxes.rs): a solver defect, the log changes the iterates.
+//! Ours runs with the IPM log off; `config/three_boxes.yaml` converged in all runs with
+//! `solver.ipm.print = true` (25 NLPs, 2814 iterations, 16–36 s, objective 300.372, max G H
+//! 6.0e-8) but only in 1 of 8 runs without it (see tests/fesdj_three_boxes.rs): the solver's
+//! path is not reproducible from run to run.
 
 use fesdj_mpc::cli::run::solve_options;
 use fesdj_mpc::config::Problem;
