@@ -28,15 +28,8 @@ const MU_GROUND: f64 = 0.2;
 
 fn solve() -> Trajectory {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/three_boxes.yaml");
-    // `solver.ipm.print = true` is a workaround, not a setting of the problem. The homotopy
-    // path of this config is not reproducible from run to run: with the IPM log on it
-    // converged in every run so far (5 of 5: 25 relaxed NLPs, 2814 iterations, objective
-    // 300.372, r_⊥ = 6.0e-8); with it off, 1 of 8 runs converged identically and the others
-    // did not converge in 40 steps (runs with 10 steps end identically with and without the
-    // log). The cause is in the solver (not found: nothing in src/solver reads `print` except
-    // to open the log); reported to its owner. The log goes to stderr.
-    let problem =
-        Problem::load(&path, &["solver.ipm.print=true".to_string()]).expect("shipped config loads");
+    // The shipped config as `fesdj solve` reads it (its IPM settings are in the file).
+    let problem = Problem::load(&path, &[]).expect("shipped config loads");
     let setup = problem.ocp().expect("OCP section");
     let mut fp = FesdjProblem::new(&setup.ocp, &setup.options, solve_options(&problem))
         .expect("transcription");

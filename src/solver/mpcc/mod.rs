@@ -69,8 +69,31 @@ pub struct MpccSettings {
     pub mu_warm_factor: f64,
     /// Wall-clock limit for the whole homotopy, seconds.
     pub max_wall_time: f64,
-    /// Settings of the interior-point method.
+    /// Settings of the interior-point method. A partial `ipm` section (e.g. `{print: true}`)
+    /// changes only the keys it names: the others keep *these* defaults (tol 1e-10, mu_min
+    /// 1e-13, warm-start pushes 1e-9), not the plain IPM's `Settings::default()`.
+    #[serde(deserialize_with = "ipm_over_mpcc_defaults")]
     pub ipm: Settings,
+}
+
+/// Deserialize a (partial) IPM section over [`MpccSettings::default`]'s IPM settings: the
+/// defaults are written as a map, the given keys replace theirs, and the result is read back
+/// (unknown keys stay errors). Non-finite defaults (e.g. `max_wall_time = ∞`) cannot be
+/// written as JSON numbers; they are left out and come from `Settings::default()`, which has
+/// the same values for them (checked in the unit tests).
+fn ipm_over_mpcc_defaults<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Settings, D::Error> {
+    use serde::de::Error;
+    let given = serde_json::Value::deserialize(d)?;
+    let serde_json::Value::Object(given) = given else {
+        return Err(D::Error::custom("ipm: expected a map of IPM settings"));
+    };
+    let mut base = match serde_json::to_value(MpccSettings::default().ipm) {
+        Ok(serde_json::Value::Object(m)) => m,
+        _ => serde_json::Map::new(),
+    };
+    base.retain(|_, v| !v.is_null());
+    base.extend(given);
+    serde_json::from_value(serde_json::Value::Object(base)).map_err(D::Error::custom)
 }
 
 impl Default for MpccSettings {
@@ -649,5 +672,43 @@ impl<'a> MpccSolver<'a> {
             v = v.max(gl[i] - g[i]).max(g[i] - gu[i]);
         }
         v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_partial_ipm_section_keeps_the_homotopy_defaults() {
+        let s: MpccSettings =
+            serde_saphyr::from_str("relaxation: l1_penalty\nipm: {print: true, max_iter: 77}\n")
+                .unwrap();
+        let mut want = MpccSettings::default().ipm;
+        want.print = true;
+        want.max_iter = 77;
+        assert_eq!(s.ipm, want);
+        assert_eq!(s.ipm.tol, 1e-10);
+        assert_eq!(s.ipm.warm_start_bound_push, 1e-9);
+        // The defaults the map cannot carry (non-finite) are equal in both default sets.
+        let (a, b) = (MpccSettings::default().ipm, Settings::default());
+        assert_eq!(a.max_wall_time, b.max_wall_time);
+        let json = serde_json::to_value(&a).unwrap();
+        let nulls: Vec<&String> = json
+            .as_object()
+            .unwrap()
+            .iter()
+            .filter(|(_, v)| v.is_null())
+            .map(|(k, _)| k)
+            .collect();
+        assert_eq!(nulls, ["max_wall_time"], "non-finite defaults");
+    }
+
+    #[test]
+    fn unknown_ipm_keys_are_errors_naming_the_key() {
+        let e = serde_saphyr::from_str::<MpccSettings>("ipm: {tolerance: 1e-6}\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("tolerance"), "{e}");
     }
 }
