@@ -1,7 +1,8 @@
 //! Hopper MPC in closed loop (issue 6) — a measurement harness, not in the test suite
 //! (`cargo run --release --example hopper_mpc [KEY=VALUE]...`; extra arguments are `--set`
 //! overrides of the config; environment `TICKS=K` for the number of ticks, `WARM_DUALS=0` for a
-//! primal-only warm start; it panics where a check fails, and today it does: see issue 6).
+//! primal-only warm start, `WARM_RETRIES=K` for
+//! `MpcSettings::warm_retries`; it panics where a check fails, and today it does: see issue 6).
 //! `config/hopper_mpc.yaml` (T = 0.4 s, N = 8, N_FE = 2) loaded through the config API,
 //! re-solved every control interval by `mpc::Controller` against the FESD-J `Simulator` as
 //! plant (Scholtes relaxation, initial impacts allowed), with a reference that moves forward.
@@ -53,6 +54,10 @@ fn main() {
             // The hopper's ℓ1-penalty homotopy does not take the default 1e-6 (ρ = 1e6): warm
             // ticks then need 570–900 IPM iterations against 100–160 at 1e-2.
             warm_sigma0: 1e-2,
+            warm_retries: std::env::var("WARM_RETRIES")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0),
             ..MpcSettings::default()
         },
     )

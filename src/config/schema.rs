@@ -55,6 +55,7 @@ pub struct Config {
 ///   cold_sigma0: 1
 ///   shift: true
 ///   warm_duals: true       # primal-dual warm start (false: primal only)
+///   warm_retries: 0        # failures in a row warm-started from the last verified plan
 ///   accept_comp_residual: 1.0e-6
 ///   actuated: [x]          # coordinate driven by each control (default: from the model)
 ///   effort_limit: 20       # per control, symmetric (default: from the OCP's u bounds)
@@ -91,6 +92,9 @@ pub struct MpcSpec {
     /// Carry the multipliers in warm starts.
     #[serde(default)]
     pub warm_duals: Option<bool>,
+    /// Failed solves in a row that are followed by a warm start from the last verified plan.
+    #[serde(default)]
+    pub warm_retries: Option<usize>,
     /// Largest `max G·H` of an accepted, not fully converged homotopy.
     #[serde(default)]
     pub accept_comp_residual: Option<f64>,

@@ -89,6 +89,10 @@ pub struct FesdjProblem {
     duals_start: [Vec<f64>; 3],
     has_duals: bool,
     warm_duals: bool,
+    /// A saved primal-dual solution ([`FesdjProblem::checkpoint`]).
+    ckpt: Vec<f64>,
+    ckpt_duals: [Vec<f64>; 3],
+    has_ckpt: bool,
     extractor: Extractor,
     last: Option<SolveStats>,
     homotopy: Vec<HomotopyStep>,
@@ -245,6 +249,13 @@ impl FesdjProblem {
             ],
             has_duals: false,
             warm_duals: false,
+            ckpt: vec![0.0; n_w],
+            ckpt_duals: [
+                vec![0.0; m_relaxed],
+                vec![0.0; n_relaxed],
+                vec![0.0; n_relaxed],
+            ],
+            has_ckpt: false,
             extractor,
             comp_info: mpcc.comp_info,
             options: options.clone(),
@@ -518,6 +529,46 @@ impl FesdjProblem {
     /// barrier parameter of its later steps; off by default (primal warm start, §4.8).
     pub fn set_warm_duals(&mut self, on: bool) {
         self.warm_duals = on;
+    }
+
+    /// Save the last solution and its multipliers (e.g. a verified MPC plan), to go back to
+    /// with [`FesdjProblem::revert_shifted`] after failed solves. No allocation.
+    pub fn checkpoint(&mut self) {
+        if !self.has_solution {
+            return;
+        }
+        self.ckpt.copy_from_slice(&self.solution);
+        for (c, d) in self.ckpt_duals.iter_mut().zip(&self.duals) {
+            c.copy_from_slice(d);
+        }
+        self.has_ckpt = self.has_duals;
+    }
+
+    /// After a failed solve: make the checkpoint, shifted by one control interval (§4.8), the
+    /// last solution again (and the new checkpoint), so that the next `Start::Shifted` starts
+    /// from the saved solution moved by the time that passed since it was saved. Returns false
+    /// (and changes nothing) without a checkpoint. No allocation.
+    pub fn revert_shifted(&mut self) -> bool {
+        if !self.has_ckpt {
+            return false;
+        }
+        self.solution.copy_from_slice(&self.ckpt);
+        for (d, c) in self.duals.iter_mut().zip(&self.ckpt_duals) {
+            d.copy_from_slice(c);
+        }
+        self.has_solution = true;
+        self.has_duals = true;
+        let mut x = std::mem::take(&mut self.start);
+        self.shifted_solution(&mut x);
+        self.solution.copy_from_slice(&x);
+        self.start = x;
+        self.shift_duals(true);
+        let [a, b, c] = &self.duals_start;
+        self.duals[0].copy_from_slice(a);
+        self.duals[1].copy_from_slice(b);
+        self.duals[2].copy_from_slice(c);
+        self.checkpoint();
+        true
     }
 
     /// Write the last solution's multipliers shifted by one control interval (rows and bound

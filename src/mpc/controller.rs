@@ -44,6 +44,10 @@ pub struct Controller {
     u_fallback: Vec<f64>,
     ever_verified: bool,
     fallback_engaged: bool,
+    failures_in_row: usize,
+    /// The problem's checkpoint is a verified plan of this controller's life (not before a
+    /// reset).
+    can_revert: bool,
     counters: Counters,
 }
 
@@ -93,6 +97,8 @@ impl Controller {
             u_fallback: vec![0.0; n_u],
             ever_verified: false,
             fallback_engaged: false,
+            failures_in_row: 0,
+            can_revert: false,
             counters: Counters::default(),
             settings,
         })
@@ -159,6 +165,8 @@ impl Controller {
     /// current posture until then.
     pub fn reset(&mut self) {
         self.warm = false;
+        self.can_revert = false;
+        self.failures_in_row = 0;
         self.current.source = PlanSource::Fallback;
         if self.have_state {
             self.q_hold.copy_from_slice(&self.x[..self.n_q]);
@@ -223,12 +231,21 @@ impl Controller {
             let last = self.current.n_points() - 1;
             self.q_hold.copy_from_slice(self.current.q_at(last));
             self.warm = true;
+            self.problem.checkpoint();
+            self.can_revert = true;
+            self.failures_in_row = 0;
             self.ever_verified = true;
             self.fallback_engaged = false;
             self.counters.verified += 1;
         } else {
             self.counters.failures += 1;
-            self.warm = false;
+            self.failures_in_row += 1;
+            // Warm again from the last verified plan moved on by one interval per tick, or
+            // cold.
+            self.warm = self.settings.shift
+                && self.can_revert
+                && self.failures_in_row <= self.settings.warm_retries
+                && self.problem.revert_shifted();
             if self.current.source != PlanSource::Fallback && self.current.covers(self.t_state) {
                 self.current.source = PlanSource::Previous;
             } else {

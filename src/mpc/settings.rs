@@ -22,6 +22,10 @@ pub struct MpcSettings {
     /// Warm starts carry the previous solution's multipliers too (shifted like the primal
     /// point) and start the barrier parameter small (default true; false: primal warm start).
     pub warm_duals: bool,
+    /// After a failed solve, warm start again (up to this many failures in a row) from the
+    /// last verified solution shifted by the intervals that passed, instead of a cold start
+    /// (needs `shift`; default 0: cold start after every failure).
+    pub warm_retries: usize,
     /// A plan is verified when the solver succeeded, or when its last NLP succeeded but the
     /// homotopy stopped with `max_i G_i H_i` (§5.5) above the solver's tolerance yet at most
     /// this (default 1e-6); and every value of it is finite and within the effort limits.
@@ -41,6 +45,7 @@ impl Default for MpcSettings {
             cold_sigma0: 1.0,
             shift: true,
             warm_duals: true,
+            warm_retries: 0,
             accept_comp_residual: 1e-6,
             actuated: Vec::new(),
             effort_limit: Vec::new(),
