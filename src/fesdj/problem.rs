@@ -87,7 +87,6 @@ pub struct FesdjProblem {
     /// copies for a primal-dual warm start.
     duals: [Vec<f64>; 3],
     duals_start: [Vec<f64>; 3],
-    has_duals: bool,
     warm_duals: bool,
     /// A saved primal-dual solution ([`FesdjProblem::checkpoint`]).
     ckpt: Vec<f64>,
@@ -106,6 +105,26 @@ impl std::fmt::Debug for FesdjProblem {
             .field("options", &self.options)
             .finish_non_exhaustive()
     }
+}
+
+/// `dst = src` shifted by one control interval: the entries of interval `k` (the index lists
+/// `per_interval[k]`, in order) take the values of interval `k + 1`; the last interval and
+/// everything outside the lists keep `src`'s values (§4.8, "the last interval duplicated").
+fn shift_by_interval(src: &[f64], dst: &mut [f64], per_interval: &[Vec<usize>]) {
+    dst.copy_from_slice(src);
+    for pair in per_interval.windows(2) {
+        let (a, b) = (&pair[0], &pair[1]);
+        if a.len() == b.len() {
+            for (&i, &j) in a.iter().zip(b) {
+                dst[i] = src[j];
+            }
+        }
+    }
+}
+
+/// Multiplier buffers `[rows (m), lower bounds (n), upper bounds (n)]`.
+fn dual_buffers(m: usize, n: usize) -> [Vec<f64>; 3] {
+    [vec![0.0; m], vec![0.0; n], vec![0.0; n]]
 }
 
 /// Every variable index of control interval `k`, in allocation order.
@@ -237,24 +256,11 @@ impl FesdjProblem {
             solver,
             interval_vars,
             interval_rows,
-            duals: [
-                vec![0.0; m_relaxed],
-                vec![0.0; n_relaxed],
-                vec![0.0; n_relaxed],
-            ],
-            duals_start: [
-                vec![0.0; m_relaxed],
-                vec![0.0; n_relaxed],
-                vec![0.0; n_relaxed],
-            ],
-            has_duals: false,
+            duals: dual_buffers(m_relaxed, n_relaxed),
+            duals_start: dual_buffers(m_relaxed, n_relaxed),
             warm_duals: false,
             ckpt: vec![0.0; n_w],
-            ckpt_duals: [
-                vec![0.0; m_relaxed],
-                vec![0.0; n_relaxed],
-                vec![0.0; n_relaxed],
-            ],
+            ckpt_duals: dual_buffers(m_relaxed, n_relaxed),
             has_ckpt: false,
             extractor,
             comp_info: mpcc.comp_info,
@@ -541,7 +547,7 @@ impl FesdjProblem {
         for (c, d) in self.ckpt_duals.iter_mut().zip(&self.duals) {
             c.copy_from_slice(d);
         }
-        self.has_ckpt = self.has_duals;
+        self.has_ckpt = true;
     }
 
     /// After a failed solve: make the checkpoint, shifted by one control interval (§4.8), the
@@ -552,51 +558,16 @@ impl FesdjProblem {
         if !self.has_ckpt {
             return false;
         }
-        self.solution.copy_from_slice(&self.ckpt);
-        for (d, c) in self.duals.iter_mut().zip(&self.ckpt_duals) {
-            d.copy_from_slice(c);
-        }
+        shift_by_interval(&self.ckpt, &mut self.solution, &self.interval_vars);
+        shift_duals(
+            &self.ckpt_duals,
+            &mut self.duals,
+            &self.interval_rows,
+            &self.interval_vars,
+        );
         self.has_solution = true;
-        self.has_duals = true;
-        let mut x = std::mem::take(&mut self.start);
-        self.shifted_solution(&mut x);
-        self.solution.copy_from_slice(&x);
-        self.start = x;
-        self.shift_duals(true);
-        let [a, b, c] = &self.duals_start;
-        self.duals[0].copy_from_slice(a);
-        self.duals[1].copy_from_slice(b);
-        self.duals[2].copy_from_slice(c);
         self.checkpoint();
         true
-    }
-
-    /// Write the last solution's multipliers shifted by one control interval (rows and bound
-    /// multipliers of interval `k` take the values of interval `k + 1`) into `duals_start`.
-    fn shift_duals(&mut self, shift: bool) {
-        let [lam, zl, zu] = &self.duals;
-        let [ls, zls, zus] = &mut self.duals_start;
-        ls.copy_from_slice(lam);
-        zls.copy_from_slice(zl);
-        zus.copy_from_slice(zu);
-        if !shift {
-            return;
-        }
-        for k in 0..self.interval_rows.len().saturating_sub(1) {
-            let (a, b) = (&self.interval_rows[k], &self.interval_rows[k + 1]);
-            if a.len() == b.len() {
-                for (&i, &j) in a.iter().zip(b) {
-                    ls[i] = lam[j];
-                }
-            }
-            let (a, b) = (&self.interval_vars[k], &self.interval_vars[k + 1]);
-            if a.len() == b.len() {
-                for (&i, &j) in a.iter().zip(b) {
-                    zls[i] = zl[j];
-                    zus[i] = zu[j];
-                }
-            }
-        }
     }
 
     /// Wall-clock limit of the whole homotopy, seconds (`f64::INFINITY` for none).
@@ -614,15 +585,7 @@ impl FesdjProblem {
             out.copy_from_slice(&self.guess);
             return;
         }
-        out.copy_from_slice(&self.solution);
-        for k in 0..self.interval_vars.len().saturating_sub(1) {
-            let (a, b) = (&self.interval_vars[k], &self.interval_vars[k + 1]);
-            if a.len() == b.len() {
-                for (&i, &j) in a.iter().zip(b) {
-                    out[i] = self.solution[j];
-                }
-            }
-        }
+        shift_by_interval(&self.solution, out, &self.interval_vars);
     }
 
     /// Solve from `start` and return the trajectory (§4.2) with the solver's status and
@@ -668,10 +631,22 @@ impl FesdjProblem {
             }
         }
         let max_steps = self.solver.settings().max_homotopy_steps + 2;
-        let warm =
-            self.warm_duals && self.has_duals && matches!(start, Start::Previous | Start::Shifted);
+        let warm = self.warm_duals
+            && self.has_solution
+            && matches!(start, Start::Previous | Start::Shifted);
         let r = if warm {
-            self.shift_duals(matches!(start, Start::Shifted));
+            if matches!(start, Start::Shifted) {
+                shift_duals(
+                    &self.duals,
+                    &mut self.duals_start,
+                    &self.interval_rows,
+                    &self.interval_vars,
+                );
+            } else {
+                for (d, s) in self.duals_start.iter_mut().zip(&self.duals) {
+                    d.copy_from_slice(s);
+                }
+            }
             let [l, a, b] = &self.duals_start;
             self.solver.solve_warm(
                 &self.p,
@@ -708,7 +683,6 @@ impl FesdjProblem {
         self.duals[0].copy_from_slice(l);
         self.duals[1].copy_from_slice(a);
         self.duals[2].copy_from_slice(b);
-        self.has_duals = true;
         self.last = Some(s);
         Ok(s)
     }
@@ -740,4 +714,19 @@ fn check_len(what: &str, expected: usize, got: usize) -> Result<(), FesdjError> 
             got,
         })
     }
+}
+
+/// The multipliers `src` shifted by one control interval into `dst` (rows by the problem's
+/// row lists, bound multipliers by its variable lists).
+fn shift_duals(
+    src: &[Vec<f64>; 3],
+    dst: &mut [Vec<f64>; 3],
+    rows: &[Vec<usize>],
+    vars: &[Vec<usize>],
+) {
+    let [lam, zl, zu] = src;
+    let [ls, zls, zus] = dst;
+    shift_by_interval(lam, ls, rows);
+    shift_by_interval(zl, zls, vars);
+    shift_by_interval(zu, zus, vars);
 }

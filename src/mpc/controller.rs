@@ -64,7 +64,7 @@ impl Controller {
     /// Take ownership of a built problem (its horizon, weights and bounds are the MPC's).
     /// `n_u` and `n_c` are the model's numbers of controls and contacts.
     pub fn new(
-        problem: FesdjProblem,
+        mut problem: FesdjProblem,
         n_u: usize,
         n_c: usize,
         settings: MpcSettings,
@@ -79,7 +79,6 @@ impl Controller {
             });
         }
         let current = Plan::sized(layout, n_u, n_c);
-        let mut problem = problem;
         problem.set_warm_duals(settings.warm_duals);
         let candidate = current.clone();
         Ok(Controller {

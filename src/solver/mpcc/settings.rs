@@ -1,0 +1,180 @@
+//! Settings of the MPCC homotopy ([`MpccSettings`]) with their serde form: a partial `ipm`
+//! section is read over the homotopy's own IPM defaults.
+
+use super::relaxed::Relaxation;
+use crate::solver::error::SolverError;
+use crate::solver::settings::Settings;
+use serde::{Deserialize, Serialize};
+
+/// When to run the polishing step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Polish {
+    /// Never.
+    Never,
+    /// Only when the homotopy did not reach the complementarity tolerance (default).
+    IfNotConverged,
+    /// Always (kept only if it does not worsen the objective).
+    Always,
+}
+
+/// Complementarity measure of the homotopy's stop test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopMeasure {
+    /// `max_i min(G_i, H_i)` (default).
+    Min,
+    /// `max_i G_i H_i`, the residual `r_⊥` of formulation §5.5 that nosnoc's loop tests
+    /// (§5.4). Members of biactive pairs sit at `≈ √σ` in the relaxed NLPs, so with `Min` the
+    /// loop cannot stop before `σ ≈ comp_tol²`; `Product` stops at `σ ≈ comp_tol`.
+    Product,
+}
+
+/// Settings of the MPCC homotopy.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MpccSettings {
+    /// Relaxation of the complementarity pairs.
+    pub relaxation: Relaxation,
+    /// Initial relaxation parameter σ₀.
+    pub sigma0: f64,
+    /// Decrease factor κ: `σ_{k+1} = κ σ_k`.
+    pub kappa: f64,
+    /// Maximum number of relaxed NLPs.
+    pub max_homotopy_steps: usize,
+    /// Tolerance of the stop test (on `max_i min(G_i, H_i)` by default, see `stop_measure`).
+    pub comp_tol: f64,
+    /// Which complementarity measure `comp_tol` applies to.
+    pub stop_measure: StopMeasure,
+    /// Polishing step.
+    pub polish: Polish,
+    /// Initial barrier parameter of the warm-started subproblems is `mu_warm_factor σ_k`
+    /// (clamped to `[1e-9, 1e-3]`).
+    pub mu_warm_factor: f64,
+    /// Wall-clock limit for the whole homotopy, seconds.
+    pub max_wall_time: f64,
+    /// Settings of the interior-point method. A partial `ipm` section (e.g. `{print: true}`)
+    /// changes only the keys it names: the others keep *these* defaults (tol 1e-10, mu_min
+    /// 1e-13, warm-start pushes 1e-9), not the plain IPM's `Settings::default()`.
+    #[serde(deserialize_with = "ipm_over_mpcc_defaults")]
+    pub ipm: Settings,
+}
+
+/// Deserialize a (partial) IPM section over [`MpccSettings::default`]'s IPM settings: the
+/// defaults are written as a map, the given keys replace theirs, and the result is read back
+/// (unknown keys stay errors). Non-finite defaults (e.g. `max_wall_time = ∞`) cannot be
+/// written as JSON numbers; they are left out and come from `Settings::default()`, which has
+/// the same values for them (checked in the unit tests).
+fn ipm_over_mpcc_defaults<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Settings, D::Error> {
+    use serde::de::Error;
+    let given = serde_json::Value::deserialize(d)?;
+    let serde_json::Value::Object(given) = given else {
+        return Err(D::Error::custom("ipm: expected a map of IPM settings"));
+    };
+    let mut base = match serde_json::to_value(MpccSettings::default().ipm) {
+        Ok(serde_json::Value::Object(m)) => m,
+        _ => serde_json::Map::new(),
+    };
+    base.retain(|_, v| !v.is_null());
+    base.extend(given);
+    serde_json::from_value(serde_json::Value::Object(base)).map_err(D::Error::custom)
+}
+
+impl Default for MpccSettings {
+    fn default() -> Self {
+        MpccSettings {
+            relaxation: Relaxation::Scholtes,
+            sigma0: 1.0,
+            kappa: 0.1,
+            max_homotopy_steps: 12,
+            comp_tol: 1e-9,
+            stop_measure: StopMeasure::Min,
+            polish: Polish::IfNotConverged,
+            mu_warm_factor: 0.1,
+            max_wall_time: f64::INFINITY,
+            // Warm starts along the homotopy push the previous solution only 1e-9 off the
+            // bounds (IPOPT's default 1e-3 is meant for one warm-started NLP): at σ_k ≪ 1e-3 a
+            // 1e-3 push moves every biactive pair G = H ≈ √σ_k outside the relaxed set
+            // G·H ≤ σ_k, and the ladder-9 ball checks (slip-rate stick time, plain-conic
+            // multiplier growth) then fail.
+            ipm: Settings {
+                tol: 1e-10,
+                mu_min: 1e-13,
+                warm_start_bound_push: 1e-9,
+                warm_start_mult_bound_push: 1e-9,
+                ..Settings::default()
+            },
+        }
+    }
+}
+
+impl MpccSettings {
+    /// Check the ranges.
+    pub fn validate(&self) -> Result<(), SolverError> {
+        self.ipm.validate()?;
+        let err = |name: &'static str, why: String| Err(SolverError::InvalidSetting { name, why });
+        if !(self.sigma0 > 0.0) {
+            return err("sigma0", format!("must be > 0, got {}", self.sigma0));
+        }
+        if !(self.kappa > 0.0 && self.kappa < 1.0) {
+            return err("kappa", format!("must be in (0, 1), got {}", self.kappa));
+        }
+        if self.max_homotopy_steps == 0 {
+            return err("max_homotopy_steps", "must be >= 1".into());
+        }
+        if !(self.comp_tol > 0.0) {
+            return err("comp_tol", format!("must be > 0, got {}", self.comp_tol));
+        }
+        if !(self.mu_warm_factor > 0.0) {
+            return err(
+                "mu_warm_factor",
+                format!("must be > 0, got {}", self.mu_warm_factor),
+            );
+        }
+        if !(self.max_wall_time > 0.0) {
+            return err(
+                "max_wall_time",
+                format!("must be > 0, got {}", self.max_wall_time),
+            );
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_partial_ipm_section_keeps_the_homotopy_defaults() {
+        let s: MpccSettings =
+            serde_saphyr::from_str("relaxation: l1_penalty\nipm: {print: true, max_iter: 77}\n")
+                .unwrap();
+        let mut want = MpccSettings::default().ipm;
+        want.print = true;
+        want.max_iter = 77;
+        assert_eq!(s.ipm, want);
+        assert_eq!(s.ipm.tol, 1e-10);
+        assert_eq!(s.ipm.warm_start_bound_push, 1e-9);
+        // The defaults the map cannot carry (non-finite) are equal in both default sets.
+        let (a, b) = (MpccSettings::default().ipm, Settings::default());
+        assert_eq!(a.max_wall_time, b.max_wall_time);
+        let json = serde_json::to_value(&a).unwrap();
+        let nulls: Vec<&String> = json
+            .as_object()
+            .unwrap()
+            .iter()
+            .filter(|(_, v)| v.is_null())
+            .map(|(k, _)| k)
+            .collect();
+        assert_eq!(nulls, ["max_wall_time"], "non-finite defaults");
+    }
+
+    #[test]
+    fn unknown_ipm_keys_are_errors_naming_the_key() {
+        let e = serde_saphyr::from_str::<MpccSettings>("ipm: {tolerance: 1e-6}\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("tolerance"), "{e}");
+    }
+}
