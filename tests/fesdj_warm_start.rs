@@ -108,3 +108,128 @@ fn shifted_primal_dual_start_reaches_the_cold_optimum() {
         cs.nlp_iterations
     );
 }
+
+/// The block's exact motion over `t` from `(x, v)` under a constant push `u` on the ground
+/// (unit mass, normal force g, Coulomb friction μ): slide against friction, stop and stick if
+/// |u| ≤ μ g, or keep accelerating.
+fn block_motion(x: f64, v: f64, u: f64, t: f64) -> (f64, f64) {
+    let (g, mu) = (common::G, common::MU);
+    let stick = |x: f64, left: f64| -> (f64, f64) {
+        if u.abs() <= mu * g {
+            (x, 0.0)
+        } else {
+            let a = u - mu * g * u.signum();
+            (x + 0.5 * a * left * left, a * left)
+        }
+    };
+    if v == 0.0 {
+        return stick(x, t);
+    }
+    let a = u - mu * g * v.signum();
+    let t_stop = if a * v < 0.0 { -v / a } else { f64::INFINITY };
+    if t_stop >= t {
+        (x + v * t + 0.5 * a * t * t, v + a * t)
+    } else {
+        stick(x + v * t_stop + 0.5 * a * t_stop * t_stop, t - t_stop)
+    }
+}
+
+/// The tail simulator of the controller: one 0.1 s interval of the controller's structure.
+fn tail_simulator(n_fe: usize) -> Simulator {
+    let options = fesdj_mpc::fesdj::FesdjOptions {
+        n_fe,
+        ..common::fesdj_options(1, 0.1)
+    };
+    Simulator::new(common::block(), 0.1, &options, SolveOptions::default()).expect("tail")
+}
+
+#[test]
+fn the_tail_is_the_exact_motion_after_the_plan() {
+    for x0 in [[0.0, 0.0, 0.0, 0.0], [0.3, 0.0, 1.5, 0.0]] {
+        let mut ctrl = common::controller(common::settings());
+        ctrl.set_tail_simulator(tail_simulator(2)).unwrap();
+        ctrl.set_state(0.0, &x0[..2], &x0[2..]).unwrap();
+        let plan = ctrl.solve(std::time::Duration::from_secs(30)).unwrap();
+        assert_eq!(plan.source, fesdj_mpc::mpc::PlanSource::Fresh, "{x0:?}");
+        let last = plan.n_points() - 1;
+        let (x, v) = (plan.q_at(last)[0], plan.v_at(last)[0]);
+        let u = plan.u[plan.u.len() - 1];
+        let end = ctrl.tail_state().expect("tail simulated");
+        let (xe, ve) = block_motion(x, v, u, 0.1);
+        eprintln!("from x {x} v {v} under u {u}: tail {end:?}, exact ({xe}, {ve})");
+        // A stop earlier than the shortest element ((1 − γ_h) h̄ = 25 ms) cannot be placed on
+        // the grid: the discrete block sticks from the first stage on, and since Radau IIA
+        // moves q by the stage velocities only, x misses the exact stopping distance
+        // v²/(2 μ g) at most.
+        let stop = if u.abs() <= common::MU * common::G && v.abs() < 0.025 * common::MU * common::G
+        {
+            v * v / (2.0 * common::MU * common::G)
+        } else {
+            0.0
+        };
+        assert!((end[0] - xe).abs() < 1e-6 + stop, "x {} exact {xe}", end[0]);
+        assert!((end[2] - ve).abs() < 1e-6, "v {} exact {ve}", end[2]);
+        assert!(end[1].abs() < 1e-6 && end[3].abs() < 1e-6, "{end:?}");
+        assert!(ctrl.last_tail_stats().unwrap().status.is_success());
+    }
+}
+
+#[test]
+fn a_tail_simulator_of_another_structure_is_refused() {
+    let mut ctrl = common::controller(common::settings());
+    let e = ctrl.set_tail_simulator(tail_simulator(3)).unwrap_err();
+    let m = e.to_string();
+    assert!(
+        m.contains("tail_simulation") && m.contains("variables"),
+        "{m}"
+    );
+    let long = Simulator::new(
+        common::block(),
+        0.2,
+        &common::fesdj_options(1, 0.2),
+        SolveOptions::default(),
+    )
+    .unwrap();
+    let m = ctrl.set_tail_simulator(long).unwrap_err().to_string();
+    assert!(m.contains("control interval"), "{m}");
+}
+
+#[test]
+fn shifted_start_with_a_simulated_tail_reaches_the_cold_optimum() {
+    let x0 = [0.0; 4];
+    let mut warm = problem();
+    warm.set_initial_state(&x0).unwrap();
+    assert!(warm.solve_only(Start::Guess).unwrap().status.is_success());
+    let x1 = state_after_one_tick(&warm, &x0);
+    // The tail: one interval from the plan's final state under its last control.
+    let w = warm.solution().unwrap().to_vec();
+    let (xq, xv) = warm.layout().final_state();
+    let xn: Vec<f64> = xq.iter().chain(xv).map(|&i| w[i]).collect();
+    let u_last = [w[warm.layout().u(4)[0]]];
+    let mut sim = tail_simulator(2);
+    assert!(sim.step(&xn, &u_last).unwrap().stats.status.is_success());
+    let sp = sim.problem();
+    let sw = sp.solution().unwrap().to_vec();
+    let tail: Vec<f64> = sp.interval_variables(0).iter().map(|&i| sw[i]).collect();
+    assert_eq!(tail.len(), warm.interval_variables(4).len());
+
+    warm.set_warm_duals(true);
+    warm.set_sigma0(1e-6).unwrap();
+    warm.set_initial_state(&x1).unwrap();
+    let ws = warm.solve_only(Start::ShiftedTail(&tail)).unwrap();
+    assert!(ws.status.is_success(), "{ws:?}");
+    let mut cold = problem();
+    cold.set_initial_state(&x1).unwrap();
+    let cs = cold.solve_only(Start::Guess).unwrap();
+    assert!(cs.status.is_success(), "{cs:?}");
+    let rel = (ws.objective - cs.objective).abs() / cs.objective.abs().max(1e-12);
+    assert!(
+        rel < 1e-3,
+        "objective warm {} cold {}",
+        ws.objective,
+        cs.objective
+    );
+    // A wrong length is an error naming the start, not a panic.
+    let e = warm.solve_only(Start::ShiftedTail(&tail[1..])).unwrap_err();
+    assert!(e.to_string().contains("last-interval"), "{e}");
+}

@@ -68,7 +68,17 @@ pub fn build(problem: Problem) -> Result<ClosedLoop, RunError> {
     fp.set_parameters(&p)?;
     let n_u = problem.symbols().n_u();
     let n_c = problem.contact_names().len();
-    let controller = Controller::new(fp, n_u, n_c, setup.settings.clone())?;
+    let mut controller = Controller::new(fp, n_u, n_c, setup.settings.clone())?;
+    if setup.tail_simulation {
+        // The controller's model, transcription and solver on one control interval.
+        let tail = FesdjOptions {
+            n_intervals: 1,
+            ..ocp.options.clone()
+        };
+        let dt = ocp.options.t_final / ocp.options.n_intervals as f64;
+        let sim = Simulator::new(problem.cls_model()?, dt, &tail, solve_options(&problem))?;
+        controller.set_tail_simulator(sim)?;
+    }
     let plant_problem = problem.plant_problem()?;
     let pp = plant_problem.as_ref().unwrap_or(&problem);
     let options = FesdjOptions {

@@ -30,6 +30,8 @@ pub struct MpcSetup {
     pub noise_std: Vec<f64>,
     /// Noise seed.
     pub seed: u64,
+    /// Warm starts simulate their last interval (`mpc.tail_simulation`).
+    pub tail_simulation: bool,
 }
 
 fn positive(field: &str, x: f64) -> Result<f64, ConfigError> {
@@ -63,6 +65,7 @@ impl Problem {
             shift,
             warm_duals,
             warm_retries,
+            tail_simulation,
             accept_comp_residual,
             actuated,
             effort_limit,
@@ -161,6 +164,7 @@ impl Problem {
             settings,
             noise_std,
             seed,
+            tail_simulation: tail_simulation.unwrap_or(false),
         })
     }
 

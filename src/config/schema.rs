@@ -60,6 +60,7 @@ pub struct Config {
 ///   actuated: [x]          # coordinate driven by each control (default: from the model)
 ///   effort_limit: 20       # per control, symmetric (default: from the OCP's u bounds)
 ///   fallback: {damping: {kd: 1}}         # or {hold_position: {kp: 10, kd: 1}}
+///   tail_simulation: true  # warm starts simulate their last interval (default false)
 ///   noise: {std: [1e-3, 0, 1e-3, 0], seed: 7}   # measurement noise on (q, v) (default none)
 ///   plant: {model: {mu: 0.25}}           # overrides for the plant's model (mismatch)
 /// ```
@@ -95,6 +96,10 @@ pub struct MpcSpec {
     /// Failed solves in a row that are followed by a warm start from the last verified plan.
     #[serde(default)]
     pub warm_retries: Option<usize>,
+    /// Simulate the last interval of every warm start from the plan's final state
+    /// (`Controller::set_tail_simulator`; default false).
+    #[serde(default)]
+    pub tail_simulation: Option<bool>,
     /// Largest `max G·H` of an accepted, not fully converged homotopy.
     #[serde(default)]
     pub accept_comp_residual: Option<f64>,

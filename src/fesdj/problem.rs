@@ -63,6 +63,12 @@ pub enum Start<'a> {
     Shifted,
     /// A given primal point (length `n_w`).
     Primal(&'a [f64]),
+    /// As [`Start::Shifted`], but the last interval's variables take the given values (in
+    /// the order of [`FesdjProblem::interval_variables`]) instead of a copy of the old last
+    /// interval — e.g. the last interval simulated from the old final state **[ours]**: a
+    /// duplicated last interval starts at the old interval's start state, not at the old
+    /// final state, and the warm start then begins with that continuity gap.
+    ShiftedTail(&'a [f64]),
 }
 
 /// A transcribed, compiled FESD-J problem with its solver.
@@ -577,6 +583,14 @@ impl FesdjProblem {
         self.set_solver_settings(s)
     }
 
+    /// Every variable index of control interval `k` in a fixed order (controls, then element
+    /// by element: step, impulse block, left state, stages, right boundary), the order in
+    /// which [`Start::Shifted`] moves intervals and [`Start::ShiftedTail`] takes its values.
+    /// Two problems of one model and options have equal lists for equal interval structure.
+    pub fn interval_variables(&self, k: usize) -> &[usize] {
+        &self.interval_vars[k]
+    }
+
     /// Write the last solution shifted by one control interval into `out` (§4.8): every
     /// variable of interval `k` takes the value of interval `k + 1`, the last interval keeps
     /// its own. Without a solution, `out` gets the initial guess.
@@ -610,6 +624,23 @@ impl FesdjProblem {
             Start::Previous if self.has_solution => x.copy_from_slice(&self.solution),
             Start::Previous => x.copy_from_slice(&self.guess),
             Start::Shifted => self.shifted_solution(&mut x),
+            Start::ShiftedTail(tail) => {
+                let last = self.interval_vars.last().map_or(&[][..], |v| v.as_slice());
+                if tail.len() != last.len() {
+                    self.start = x;
+                    return Err(FesdjError::Dimension {
+                        what: "last-interval values of the shifted start".into(),
+                        expected: last.len(),
+                        got: tail.len(),
+                    });
+                }
+                self.shifted_solution(&mut x);
+                if self.has_solution {
+                    for (&i, &v) in last.iter().zip(tail) {
+                        x[i] = v;
+                    }
+                }
+            }
             Start::Primal(w) => {
                 if w.len() != x.len() {
                     self.start = x;
@@ -633,9 +664,12 @@ impl FesdjProblem {
         let max_steps = self.solver.settings().max_homotopy_steps + 2;
         let warm = self.warm_duals
             && self.has_solution
-            && matches!(start, Start::Previous | Start::Shifted);
+            && matches!(
+                start,
+                Start::Previous | Start::Shifted | Start::ShiftedTail(_)
+            );
         let r = if warm {
-            if matches!(start, Start::Shifted) {
+            if matches!(start, Start::Shifted | Start::ShiftedTail(_)) {
                 shift_duals(
                     &self.duals,
                     &mut self.duals_start,

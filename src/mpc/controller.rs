@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::fesdj::{FesdjProblem, Start};
+use crate::fesdj::{FesdjProblem, Simulator, SolveStats, Start};
 use crate::solver::Status;
 
 use super::error::MpcError;
@@ -24,6 +24,20 @@ pub struct Counters {
     pub fallbacks: u64,
     /// Cold starts (first solve, and the first after a failure).
     pub cold_starts: u64,
+}
+
+/// The last interval of the next warm start, simulated from the verified plan's final state
+/// under its last control ([`Controller::set_tail_simulator`]).
+struct Tail {
+    sim: Simulator,
+    /// Final state of the plan (`2 n_q`) and its last control.
+    x: Vec<f64>,
+    u: Vec<f64>,
+    /// The simulated interval's values in the order of `FesdjProblem::interval_variables`.
+    values: Vec<f64>,
+    /// `values` belong to the problem's present solution.
+    ready: bool,
+    last: Option<SolveStats>,
 }
 
 /// A receding-horizon FESD-J controller. Built once; per tick `set_state`, optionally
@@ -48,6 +62,7 @@ pub struct Controller {
     /// The problem's checkpoint is a verified plan of this controller's life (not before a
     /// reset).
     can_revert: bool,
+    tail: Option<Tail>,
     counters: Counters,
 }
 
@@ -98,9 +113,105 @@ impl Controller {
             fallback_engaged: false,
             failures_in_row: 0,
             can_revert: false,
+            tail: None,
             counters: Counters::default(),
             settings,
         })
+    }
+
+    /// Simulate the last interval of every warm start **[ours]**: after a verified solve,
+    /// `sim` integrates one control interval from the plan's final state under the plan's
+    /// last control, and the next shifted warm start ([`Start::ShiftedTail`]) takes that
+    /// interval instead of a copy of the old last one (§4.8 duplicates it, which leaves a
+    /// continuity gap at the start of the last interval). `sim` must have the controller's
+    /// interval structure: its one interval as long as a control interval, with the same
+    /// variables per interval (same model, scheme, `n_s`, `N_FE`, `no_initial_impacts`,
+    /// friction model). A failed tail step falls back to the plain shift.
+    pub fn set_tail_simulator(&mut self, mut sim: Simulator) -> Result<(), MpcError> {
+        let layout = self.problem.layout();
+        let n_int = layout.n_intervals();
+        let dt = self.problem.options().t_final / n_int as f64;
+        let want = self.problem.interval_variables(n_int - 1).len();
+        let got = sim.problem().interval_variables(0).len();
+        let bad = |why: String| MpcError::Settings {
+            field: "tail_simulation".into(),
+            why,
+        };
+        if sim.problem().layout().n_q != self.n_q {
+            return Err(bad(format!(
+                "the simulator has {} coordinates, the controller {}",
+                sim.problem().layout().n_q,
+                self.n_q
+            )));
+        }
+        if got != want {
+            return Err(bad(format!(
+                "the simulator's interval has {got} variables, the controller's last {want} \
+                 (scheme, n_s, N_FE, no_initial_impacts and friction must match)"
+            )));
+        }
+        if (sim.step_time() - dt).abs() > 1e-9 * dt.max(1.0) {
+            return Err(bad(format!(
+                "the simulator's step {} is not the control interval {dt}",
+                sim.step_time()
+            )));
+        }
+        let n_u = layout.u(n_int - 1).len();
+        self.tail = Some(Tail {
+            sim,
+            x: vec![0.0; 2 * self.n_q],
+            u: vec![0.0; n_u],
+            values: vec![0.0; want],
+            ready: false,
+            last: None,
+        });
+        Ok(())
+    }
+
+    /// The simulated state at the end of the next warm start's last interval (present after
+    /// a verified solve whose tail step succeeded).
+    pub fn tail_state(&self) -> Option<&[f64]> {
+        match &self.tail {
+            Some(t) if t.ready => Some(t.sim.state()),
+            _ => None,
+        }
+    }
+
+    /// Statistics of the last tail simulation ([`Controller::set_tail_simulator`]).
+    pub fn last_tail_stats(&self) -> Option<&SolveStats> {
+        self.tail.as_ref().and_then(|t| t.last.as_ref())
+    }
+
+    /// After a verified solve: simulate the next warm start's last interval.
+    fn simulate_tail(&mut self) {
+        let Some(tail) = self.tail.as_mut() else {
+            return;
+        };
+        tail.ready = false;
+        let Some(w) = self.problem.solution() else {
+            return;
+        };
+        let layout = self.problem.layout();
+        let k = layout.n_intervals() - 1;
+        for (u, &i) in tail.u.iter_mut().zip(layout.u(k)) {
+            *u = w[i];
+        }
+        self.problem.final_state_into(&mut tail.x);
+        let Ok(r) = tail.sim.step(&tail.x, &tail.u) else {
+            return;
+        };
+        tail.last = Some(r.stats);
+        if !r.stats.status.is_success() {
+            return;
+        }
+        let problem = tail.sim.problem();
+        let (Some(sw), vars) = (problem.solution(), problem.interval_variables(0)) else {
+            return;
+        };
+        for (v, &i) in tail.values.iter_mut().zip(vars) {
+            *v = sw[i];
+        }
+        tail.ready = true;
     }
 
     /// The settings.
@@ -165,6 +276,9 @@ impl Controller {
     pub fn reset(&mut self) {
         self.warm = false;
         self.can_revert = false;
+        if let Some(t) = self.tail.as_mut() {
+            t.ready = false;
+        }
         self.failures_in_row = 0;
         self.current.source = PlanSource::Fallback;
         if self.have_state {
@@ -184,10 +298,10 @@ impl Controller {
         self.counters.solves += 1;
         self.problem.set_initial_state(&self.x)?;
         let (sigma0, start) = if self.warm {
-            let start = if self.settings.shift {
-                Start::Shifted
-            } else {
-                Start::Previous
+            let start = match &self.tail {
+                Some(t) if self.settings.shift && t.ready => Start::ShiftedTail(&t.values),
+                _ if self.settings.shift => Start::Shifted,
+                _ => Start::Previous,
             };
             (self.settings.warm_sigma0, start)
         } else {
@@ -231,6 +345,7 @@ impl Controller {
             self.q_hold.copy_from_slice(self.current.q_at(last));
             self.warm = true;
             self.problem.checkpoint();
+            self.simulate_tail();
             self.can_revert = true;
             self.failures_in_row = 0;
             self.ever_verified = true;
@@ -239,6 +354,9 @@ impl Controller {
         } else {
             self.counters.failures += 1;
             self.failures_in_row += 1;
+            if let Some(t) = self.tail.as_mut() {
+                t.ready = false;
+            }
             // Warm again from the last verified plan moved on by one interval per tick, or
             // cold.
             self.warm = self.settings.shift
