@@ -119,13 +119,13 @@ fn unknown_keys_are_errors_naming_the_key() {
 
 #[test]
 fn ipm_keys_without_an_ipm_section() {
-    // hopper_mpc.yaml has a `solver` section without `ipm`: the override creates it, changes
+    // hopper_ocp.yaml has a `solver` section without `ipm`: the override creates it, changes
     // the key it names and keeps the homotopy's other IPM defaults.
-    let p = load("hopper_mpc.yaml", &["solver.ipm.tol=1e-6"]).unwrap();
+    let p = load("hopper_ocp.yaml", &["solver.ipm.tol=1e-6"]).unwrap();
     let ipm = &p.config.solver.ipm;
     assert_eq!(ipm.tol, 1e-6);
     assert_eq!(ipm.mu_min, 1e-13);
-    let m = err("hopper_mpc.yaml", &["solver.ipm.tolerance=1e-6"]);
+    let m = err("hopper_ocp.yaml", &["solver.ipm.tolerance=1e-6"]);
     assert!(
         m.starts_with("--set solver.ipm.tolerance: unknown key"),
         "{m}"
