@@ -69,6 +69,10 @@ pub fn build(problem: Problem) -> Result<ClosedLoop, RunError> {
     let n_u = problem.symbols().n_u();
     let n_c = problem.contact_names().len();
     let mut controller = Controller::new(fp, n_u, n_c, setup.settings.clone())?;
+    let model = problem.cls_model()?;
+    if model.n_c() > 0 {
+        controller.set_gap_projection(&model, setup.max_penetration)?;
+    }
     if setup.tail_simulation {
         // The controller's model, transcription and solver on one control interval.
         let tail = FesdjOptions {
@@ -76,7 +80,7 @@ pub fn build(problem: Problem) -> Result<ClosedLoop, RunError> {
             ..ocp.options.clone()
         };
         let dt = ocp.options.t_final / ocp.options.n_intervals as f64;
-        let sim = Simulator::new(problem.cls_model()?, dt, &tail, solve_options(&problem))?;
+        let sim = Simulator::new(model, dt, &tail, solve_options(&problem))?;
         controller.set_tail_simulator(sim)?;
     }
     let plant_problem = problem.plant_problem()?;

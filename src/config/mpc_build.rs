@@ -32,6 +32,8 @@ pub struct MpcSetup {
     pub seed: u64,
     /// Warm starts simulate their last interval (`mpc.tail_simulation`).
     pub tail_simulation: bool,
+    /// Deepest measured penetration projected away before planning (`mpc.max_penetration`).
+    pub max_penetration: f64,
 }
 
 fn positive(field: &str, x: f64) -> Result<f64, ConfigError> {
@@ -66,6 +68,7 @@ impl Problem {
             warm_duals,
             warm_retries,
             tail_simulation,
+            max_penetration,
             accept_comp_residual,
             actuated,
             effort_limit,
@@ -165,6 +168,10 @@ impl Problem {
             noise_std,
             seed,
             tail_simulation: tail_simulation.unwrap_or(false),
+            max_penetration: match max_penetration {
+                Some(m) => positive("mpc.max_penetration", m)?,
+                None => 0.01,
+            },
         })
     }
 

@@ -100,6 +100,11 @@ pub struct MpcSpec {
     /// (`Controller::set_tail_simulator`; default false).
     #[serde(default)]
     pub tail_simulation: Option<bool>,
+    /// Deepest measured contact penetration (per gap, model units) that the controller
+    /// corrects by projecting the state onto `f_c(q) ≥ 0` before planning (default 0.01); a
+    /// deeper one is refused as bad input.
+    #[serde(default)]
+    pub max_penetration: Option<f64>,
     /// Largest `max G·H` of an accepted, not fully converged homotopy.
     #[serde(default)]
     pub accept_comp_residual: Option<f64>,

@@ -2,11 +2,12 @@
 
 use std::time::Duration;
 
-use crate::fesdj::{FesdjProblem, Simulator, SolveStats, Start};
+use crate::fesdj::{ClsModel, FesdjProblem, Simulator, SolveStats, Start};
 use crate::solver::Status;
 
 use super::error::MpcError;
 use super::plan::{Plan, PlanSource};
+use super::projection::GapProjection;
 use super::settings::MpcSettings;
 
 /// Counters of a controller's life (for diagnostics).
@@ -24,6 +25,9 @@ pub struct Counters {
     pub fallbacks: u64,
     /// Cold starts (first solve, and the first after a failure).
     pub cold_starts: u64,
+    /// Solves from a measured state that penetrated a contact and was projected
+    /// ([`Controller::set_gap_projection`]).
+    pub projected_states: u64,
 }
 
 /// The last interval of the next warm start, simulated from the verified plan's final state
@@ -63,6 +67,10 @@ pub struct Controller {
     /// reset).
     can_revert: bool,
     tail: Option<Tail>,
+    projection: Option<GapProjection>,
+    /// The state the last solve planned from (the measured one, projected).
+    x_plan: Vec<f64>,
+    last_penetration: f64,
     counters: Counters,
 }
 
@@ -114,9 +122,46 @@ impl Controller {
             failures_in_row: 0,
             can_revert: false,
             tail: None,
+            projection: None,
+            x_plan: vec![0.0; 2 * n_q],
+            last_penetration: 0.0,
             counters: Counters::default(),
             settings,
         })
+    }
+
+    /// Plan from the nearest contact-admissible configuration when the measured one
+    /// penetrates a contact of `model` (the controller's model), by up to `max_penetration`
+    /// per gap; a deeper penetration makes [`Controller::solve`] refuse the state as bad input
+    /// (see [`GapProjection`]) **[ours]**.
+    pub fn set_gap_projection(
+        &mut self,
+        model: &ClsModel,
+        max_penetration: f64,
+    ) -> Result<(), MpcError> {
+        if model.n_q() != self.n_q {
+            return Err(MpcError::Settings {
+                field: "max_penetration".into(),
+                why: format!(
+                    "the model has {} coordinates, the controller {}",
+                    model.n_q(),
+                    self.n_q
+                ),
+            });
+        }
+        self.projection = Some(GapProjection::new(model, max_penetration)?);
+        Ok(())
+    }
+
+    /// The deepest penetration of the state the last solve started from (0: none; it planned
+    /// from the projected state, see [`Controller::set_gap_projection`]).
+    pub fn last_penetration(&self) -> f64 {
+        self.last_penetration
+    }
+
+    /// The state the last solve planned from: the measured one, or its projection.
+    pub fn planned_state(&self) -> &[f64] {
+        &self.x_plan
     }
 
     /// Simulate the last interval of every warm start **[ours]**: after a verified solve,
@@ -295,8 +340,16 @@ impl Controller {
         if !self.have_state {
             return Err(MpcError::NoState);
         }
+        self.x_plan.copy_from_slice(&self.x);
+        self.last_penetration = 0.0;
+        if let Some(p) = self.projection.as_mut() {
+            self.last_penetration = p.project(&mut self.x_plan[..self.n_q])?;
+        }
         self.counters.solves += 1;
-        self.problem.set_initial_state(&self.x)?;
+        if self.last_penetration > 0.0 {
+            self.counters.projected_states += 1;
+        }
+        self.problem.set_initial_state(&self.x_plan)?;
         let (sigma0, start) = if self.warm {
             let start = match &self.tail {
                 Some(t) if self.settings.shift && t.ready => Start::ShiftedTail(&t.values),

@@ -17,6 +17,7 @@ pub mod controller;
 pub mod error;
 pub mod fallback;
 pub mod plan;
+pub mod projection;
 pub mod settings;
 
 pub use closed_loop::{
@@ -26,4 +27,5 @@ pub use controller::Controller;
 pub use error::MpcError;
 pub use fallback::Fallback;
 pub use plan::{Plan, PlanSource};
+pub use projection::GapProjection;
 pub use settings::MpcSettings;
