@@ -83,6 +83,8 @@ pub struct Diagnostics {
     suppressed: [u64; FAULT_KINDS],
     tick_warn: Option<Instant>,
     tick_suppressed: u64,
+    plan_warn: Option<Instant>,
+    plan_suppressed: u64,
     window_start: Instant,
     ticks_at_window_start: u64,
 }
@@ -117,6 +119,8 @@ impl Diagnostics {
             suppressed: [0; FAULT_KINDS],
             tick_warn: None,
             tick_suppressed: 0,
+            plan_warn: None,
+            plan_suppressed: 0,
             window_start: Instant::now(),
             ticks_at_window_start: 0,
         }
@@ -192,6 +196,26 @@ impl Diagnostics {
         self.last_status = "error";
         self.last_plan_error.clear();
         let _ = write!(self.last_plan_error, "{error}");
+    }
+
+    /// The warning to log for the plan error just recorded, throttled like
+    /// [`record_no_state`](Self::record_no_state) but separately from it (`None`: suppressed).
+    pub fn plan_error_warning(&mut self, now: Instant, throttle: StdDuration) -> Option<String> {
+        match self.plan_warn {
+            Some(t) if now.duration_since(t) < throttle => {
+                self.plan_suppressed += 1;
+                None
+            }
+            _ => {
+                self.plan_warn = Some(now);
+                let n = std::mem::take(&mut self.plan_suppressed);
+                Some(if n > 0 {
+                    format!("{} ({n} similar ticks suppressed)", self.last_plan_error)
+                } else {
+                    self.last_plan_error.clone()
+                })
+            }
+        }
     }
 
     /// A control tick without a valid state (nothing planned). Returns the warning to log,

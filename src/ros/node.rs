@@ -477,7 +477,13 @@ impl NodeRuntime {
             }
             return;
         }
-        if self.plan_now(provider, deadline).is_ok() {
+        let planned = self.plan_now(provider, deadline).is_ok();
+        if !planned {
+            if let Some(w) = self.diag.plan_error_warning(Instant::now(), self.throttle) {
+                self.log(LogLevel::Warn, &w);
+            }
+        }
+        if planned {
             let msg = Arc::make_mut(&mut self.effort_msg);
             refill(&mut msg.data, &self.plan.effort);
             publish(&self.effort_pub, &self.effort_msg, &mut self.diag);
