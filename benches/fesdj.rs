@@ -57,7 +57,7 @@ fn bench_simulations(c: &mut Criterion) {
             20,
             FesdjOptions {
                 initial_guess: InitialGuess {
-                    lambda_normal: 0.0,
+                    lambda_normal: 0.0.into(),
                     ..InitialGuess::default()
                 },
                 ..nii.clone()

@@ -27,8 +27,8 @@ fn ball_options(n_fe: usize, t_final: f64) -> FesdjOptions {
         t_final,
         no_initial_impacts: true,
         initial_guess: InitialGuess {
-            lambda_normal: 0.0,
-            big_lambda_normal: 0.0,
+            lambda_normal: 0.0.into(),
+            big_lambda_normal: 0.0.into(),
             ..InitialGuess::default()
         },
         ..FesdjOptions::default()

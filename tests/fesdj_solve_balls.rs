@@ -52,8 +52,8 @@ fn bouncing_ball_1d() {
                 cross_comp_mode: mode,
                 no_initial_impacts: true,
                 initial_guess: InitialGuess {
-                    lambda_normal: 0.0,
-                    big_lambda_normal: 0.0,
+                    lambda_normal: 0.0.into(),
+                    big_lambda_normal: 0.0.into(),
                     ..InitialGuess::default()
                 },
                 ..FesdjOptions::default()

@@ -320,10 +320,13 @@ impl Problem {
             t_final: h.t,
             ..self.config.fesdj.clone()
         };
-        options.validate().map_err(|source| ConfigError::Fesdj {
-            field: "fesdj".into(),
-            source,
-        })?;
+        options
+            .validate()
+            .and_then(|()| (options.initial_guess).check_contacts(self.contact_names().len()))
+            .map_err(|source| ConfigError::Fesdj {
+                field: "fesdj".into(),
+                source,
+            })?;
         let spec = self.config.ocp.clone().unwrap_or_default();
         let sym = Rc::new(self.symbols().clone());
         let (n_q, n_u) = (sym.n_q(), sym.n_u());
@@ -484,10 +487,13 @@ impl Problem {
             t_final: s.t_sim / s.n_sim as f64,
             ..self.config.fesdj.clone()
         };
-        options.validate().map_err(|source| ConfigError::Fesdj {
-            field: "fesdj".into(),
-            source,
-        })?;
+        options
+            .validate()
+            .and_then(|()| (options.initial_guess).check_contacts(self.contact_names().len()))
+            .map_err(|source| ConfigError::Fesdj {
+                field: "fesdj".into(),
+                source,
+            })?;
         let n_u = self.symbols().n_u();
         let controls = match &s.u {
             None => vec![vec![0.0; n_u]; s.n_sim],

@@ -5,7 +5,7 @@
 use crate::ad::Sx;
 
 use super::layout::{ElementIndex, FrictionIndex, ImpulseIndex, RightBoundaryIndex, StageIndex};
-use super::options::{ConicSwitchHandling, FrictionModel};
+use super::options::{ConicSwitchHandling, FrictionModel, PerContact};
 use super::transcription::Builder;
 
 impl Builder<'_> {
@@ -16,7 +16,7 @@ impl Builder<'_> {
         if !c.has_friction() {
             return FrictionIndex::None;
         }
-        let init = self.o.initial_guess.friction;
+        let init = self.o.initial_guess.friction.at(l);
         let inf = f64::INFINITY;
         match self.o.friction_model {
             FrictionModel::Polyhedral => {
@@ -92,9 +92,23 @@ impl Builder<'_> {
         (q, v)
     }
 
+    /// One nonnegative variable per contact, named `name_l`, with the per-contact initial
+    /// value (§5.9; list lengths are checked by the transcription).
+    fn add_contacts(&mut self, name: &str, init: &PerContact) -> Vec<usize> {
+        let n_c = self.model.n_c();
+        let inf = f64::INFINITY;
+        (0..n_c)
+            .map(|l| {
+                self.vars
+                    .add_one(&format!("{name}_{l}"), 0.0, inf, init.at(l))
+            })
+            .collect()
+    }
+
     pub(crate) fn alloc_element(&mut self, k: usize, n: usize) -> ElementIndex {
         let (n_c, n_q) = (self.model.n_c(), self.model.n_q());
-        let ig = self.o.initial_guess;
+        let o = self.o;
+        let ig = &o.initial_guess;
         let inf = f64::INFINITY;
         let tag = format!("k{k}_n{n}");
         let h = self.o.variable_steps().then(|| {
@@ -108,22 +122,10 @@ impl Builder<'_> {
         });
         let has_impulse = self.fesd && !(self.o.no_initial_impacts && n == 0);
         let impulse = has_impulse.then(|| {
-            let lambda_n = self.vars.add(
-                &format!("Lambda_n_{tag}"),
-                n_c,
-                0.0,
-                inf,
-                ig.big_lambda_normal,
-            );
-            let y_gap = self
-                .vars
-                .add(&format!("Y_gap_{tag}"), n_c, 0.0, inf, ig.big_y_gap);
-            let p_vn = self
-                .vars
-                .add(&format!("P_vn_{tag}"), n_c, 0.0, inf, ig.p_vn);
-            let n_vn = self
-                .vars
-                .add(&format!("N_vn_{tag}"), n_c, 0.0, inf, ig.n_vn);
+            let lambda_n = self.add_contacts(&format!("Lambda_n_{tag}"), &ig.big_lambda_normal);
+            let y_gap = self.add_contacts(&format!("Y_gap_{tag}"), &ig.big_y_gap);
+            let p_vn = self.add_contacts(&format!("P_vn_{tag}"), &ig.p_vn);
+            let n_vn = self.add_contacts(&format!("N_vn_{tag}"), &ig.n_vn);
             let friction = (0..n_c)
                 .map(|l| self.alloc_friction(&format!("imp_{tag}_c{l}"), l))
                 .collect();
@@ -136,8 +138,7 @@ impl Builder<'_> {
             }
         });
         let left_gap = if self.fesd && impulse.is_none() && self.o.initial_element_gap {
-            self.vars
-                .add(&format!("Y_gap0_{tag}"), n_c, 0.0, inf, ig.big_y_gap)
+            self.add_contacts(&format!("Y_gap0_{tag}"), &ig.big_y_gap)
         } else {
             Vec::new()
         };
@@ -154,12 +155,8 @@ impl Builder<'_> {
             } else {
                 Vec::new()
             };
-            let lambda_n =
-                self.vars
-                    .add(&format!("lambda_n_{st}"), n_c, 0.0, inf, ig.lambda_normal);
-            let y_gap = self
-                .vars
-                .add(&format!("y_gap_{st}"), n_c, 0.0, inf, ig.y_gap);
+            let lambda_n = self.add_contacts(&format!("lambda_n_{st}"), &ig.lambda_normal);
+            let y_gap = self.add_contacts(&format!("y_gap_{st}"), &ig.y_gap);
             let friction = (0..n_c)
                 .map(|l| self.alloc_friction(&format!("{st}_c{l}"), l))
                 .collect();
@@ -175,15 +172,13 @@ impl Builder<'_> {
         let right = (!ends_at_one).then(|| {
             let st = format!("{tag}_rb");
             let (q, v) = self.alloc_state(&st, self.o.x_box_at_fe);
-            let y_gap = self
-                .vars
-                .add(&format!("y_gap_{st}"), n_c, 0.0, inf, ig.y_gap);
+            let y_gap = self.add_contacts(&format!("y_gap_{st}"), &ig.y_gap);
             let mut p_vt = vec![Vec::new(); n_c];
             let mut n_vt = vec![Vec::new(); n_c];
             if self.rb_tangential() {
                 for (l, c) in self.model.contacts().iter().enumerate() {
                     if c.has_friction() {
-                        let init = ig.friction;
+                        let init = ig.friction.at(l);
                         p_vt[l] = self
                             .vars
                             .add(&format!("p_vt_{st}_c{l}"), c.n_t, 0.0, inf, init);

@@ -179,6 +179,18 @@ impl Layout {
     pub fn u(&self, k: usize) -> &[usize] {
         &self.intervals[k].u
     }
+    /// Every element in chain order.
+    pub fn elements(&self) -> impl Iterator<Item = &ElementIndex> {
+        self.intervals.iter().flat_map(|iv| iv.elements.iter())
+    }
+    /// Every stage point `(k, n, j)` in chain order.
+    pub fn stages(&self) -> impl Iterator<Item = &StageIndex> {
+        self.elements().flat_map(|e| e.stages.iter())
+    }
+    /// Every impulse block in chain order.
+    pub fn impulses(&self) -> impl Iterator<Item = &ImpulseIndex> {
+        self.elements().filter_map(|e| e.impulse.as_ref())
+    }
     /// The impulse block at `t_{k,n}`, if there is one.
     pub fn impulse(&self, k: usize, n: usize) -> Option<&ImpulseIndex> {
         self.element(k, n).impulse.as_ref()

@@ -47,7 +47,7 @@ pub use mpcc::{Mpcc, MpccFunctions, MpccValues, PairInfo, PairKind, RowInfo, Row
 pub use ocp::{Bounds, LsqTracking, Ocp};
 pub use options::{
     ConicFormulation, ConicSwitchHandling, CrossCompMode, FesdjOptions, FrictionModel,
-    InitialGuess, RkRepresentation, StepEquilibration,
+    InitialGuess, PerContact, RkRepresentation, StepEquilibration,
 };
 pub use problem::{FesdjProblem, SolveOptions, Start};
 pub use simulate::{simulate, Controls, SimulationOptions, Simulator, StepResult};

@@ -99,27 +99,132 @@ pub enum ConicSwitchHandling {
     Lp,
 }
 
+/// An initial value per contact: one number for every contact, or a list with one entry per
+/// contact (in the model's contact order), e.g. the three-box script's `λ_n = (0, 0, g, g, g)`
+/// (§5.9, §6.3). In YAML/JSON a number or a list of numbers.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PerContact {
+    /// The same value at every contact.
+    All(f64),
+    /// One value per contact.
+    Each(Vec<f64>),
+}
+
+impl PerContact {
+    /// The value at contact `l` (for [`PerContact::Each`], `l` must be below the list's
+    /// length, which [`InitialGuess::check_contacts`] ensures before a transcription).
+    pub fn at(&self, l: usize) -> f64 {
+        match self {
+            PerContact::All(x) => *x,
+            PerContact::Each(v) => v[l],
+        }
+    }
+
+    /// The values at contacts `0..n_c`.
+    pub fn values(&self, n_c: usize) -> Vec<f64> {
+        (0..n_c).map(|l| self.at(l)).collect()
+    }
+
+    /// Error naming `field` unless the value fits a model with `n_c` contacts (a list of
+    /// length `n_c`; a single number always fits).
+    pub fn check_len(&self, field: &str, n_c: usize) -> Result<(), FesdjError> {
+        match self {
+            PerContact::Each(v) if v.len() != n_c => Err(invalid(
+                field,
+                format!(
+                    "a per-contact list needs one entry per contact: the model has {n_c} \
+                     contacts, the list has {} entries",
+                    v.len()
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl From<f64> for PerContact {
+    fn from(x: f64) -> Self {
+        PerContact::All(x)
+    }
+}
+
+impl From<Vec<f64>> for PerContact {
+    fn from(v: Vec<f64>) -> Self {
+        PerContact::Each(v)
+    }
+}
+
+/// `guess.lambda_normal == 1.0`: a scalar value equal to `x`.
+impl PartialEq<f64> for PerContact {
+    fn eq(&self, x: &f64) -> bool {
+        matches!(self, PerContact::All(y) if y == x)
+    }
+}
+
+impl Serialize for PerContact {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            PerContact::All(x) => s.serialize_f64(*x),
+            PerContact::Each(v) => v.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for PerContact {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = PerContact;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a number or a list of numbers (one per contact)")
+            }
+            fn visit_f64<E: serde::de::Error>(self, x: f64) -> Result<PerContact, E> {
+                Ok(PerContact::All(x))
+            }
+            fn visit_i64<E: serde::de::Error>(self, x: i64) -> Result<PerContact, E> {
+                Ok(PerContact::All(x as f64))
+            }
+            fn visit_u64<E: serde::de::Error>(self, x: u64) -> Result<PerContact, E> {
+                Ok(PerContact::All(x as f64))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<PerContact, A::Error> {
+                let mut v = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+                while let Some(x) = seq.next_element::<f64>()? {
+                    v.push(x);
+                }
+                Ok(PerContact::Each(v))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 /// Initial values of the variables (§5.9). The defaults are nosnoc's (Appendix A,
 /// `initial_* = 1` except `initial_Lambda_normal = 0`); states are initialised with `x_0`
 /// everywhere and controls with 0. [`InitialGuess::paper`] gives [P]'s choice (all algebraic
-/// variables 0).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+/// variables 0). The contact quantities take one number for all contacts or a list with one
+/// entry per contact ([`PerContact`]; the three-box script's `λ_n = (0, 0, g, g, g)`, §6.3).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct InitialGuess {
-    /// Stage normal forces `λ_n`.
-    pub lambda_normal: f64,
-    /// Stage gaps `y`.
-    pub y_gap: f64,
-    /// Impulse-level gaps `Y`.
-    pub big_y_gap: f64,
+    /// Stage normal forces `λ_n`, at every stage point.
+    pub lambda_normal: PerContact,
+    /// Stage gaps `y` (stage and right-boundary points).
+    pub y_gap: PerContact,
+    /// Impulse-level gaps `Y` (and the lifted left-boundary gaps).
+    pub big_y_gap: PerContact,
     /// Normal impulses `Λ_n`.
-    pub big_lambda_normal: f64,
+    pub big_lambda_normal: PerContact,
     /// `Υ_+` (`P_vn`).
-    pub p_vn: f64,
+    pub p_vn: PerContact,
     /// `Υ_−` (`N_vn`).
-    pub n_vn: f64,
-    /// Every friction variable (stage and impulse level, both models; `α` and `A_vt` too).
-    pub friction: f64,
+    pub n_vn: PerContact,
+    /// Every friction variable of a contact (stage and impulse level, both models; `α` and
+    /// `A_vt` too, `α` clipped to its upper bound 1).
+    pub friction: PerContact,
     /// Controls.
     pub u: f64,
     /// Lifted accelerations `z_v`.
@@ -129,13 +234,13 @@ pub struct InitialGuess {
 impl Default for InitialGuess {
     fn default() -> Self {
         InitialGuess {
-            lambda_normal: 1.0,
-            y_gap: 1.0,
-            big_y_gap: 1.0,
-            big_lambda_normal: 0.0,
-            p_vn: 1.0,
-            n_vn: 1.0,
-            friction: 1.0,
+            lambda_normal: PerContact::All(1.0),
+            y_gap: PerContact::All(1.0),
+            big_y_gap: PerContact::All(1.0),
+            big_lambda_normal: PerContact::All(0.0),
+            p_vn: PerContact::All(1.0),
+            n_vn: PerContact::All(1.0),
+            friction: PerContact::All(1.0),
             u: 0.0,
             z_v: 0.0,
         }
@@ -146,16 +251,38 @@ impl InitialGuess {
     /// [P] §5: all algebraic variables 0.
     pub fn paper() -> InitialGuess {
         InitialGuess {
-            lambda_normal: 0.0,
-            y_gap: 0.0,
-            big_y_gap: 0.0,
-            big_lambda_normal: 0.0,
-            p_vn: 0.0,
-            n_vn: 0.0,
-            friction: 0.0,
+            lambda_normal: PerContact::All(0.0),
+            y_gap: PerContact::All(0.0),
+            big_y_gap: PerContact::All(0.0),
+            big_lambda_normal: PerContact::All(0.0),
+            p_vn: PerContact::All(0.0),
+            n_vn: PerContact::All(0.0),
+            friction: PerContact::All(0.0),
             u: 0.0,
             z_v: 0.0,
         }
+    }
+
+    /// The per-contact fields with their option paths.
+    fn per_contact(&self) -> [(&'static str, &PerContact); 7] {
+        [
+            ("initial_guess.lambda_normal", &self.lambda_normal),
+            ("initial_guess.y_gap", &self.y_gap),
+            ("initial_guess.big_y_gap", &self.big_y_gap),
+            ("initial_guess.big_lambda_normal", &self.big_lambda_normal),
+            ("initial_guess.p_vn", &self.p_vn),
+            ("initial_guess.n_vn", &self.n_vn),
+            ("initial_guess.friction", &self.friction),
+        ]
+    }
+
+    /// Error naming the field unless every per-contact list has `n_c` entries (called by the
+    /// transcription, which knows the model).
+    pub fn check_contacts(&self, n_c: usize) -> Result<(), FesdjError> {
+        for (name, x) in self.per_contact() {
+            x.check_len(name, n_c)?;
+        }
+        Ok(())
     }
 }
 
@@ -318,16 +445,15 @@ impl FesdjOptions {
             ));
         }
         let g = &self.initial_guess;
-        for (name, x) in [
-            ("initial_guess.lambda_normal", g.lambda_normal),
-            ("initial_guess.y_gap", g.y_gap),
-            ("initial_guess.big_y_gap", g.big_y_gap),
-            ("initial_guess.big_lambda_normal", g.big_lambda_normal),
-            ("initial_guess.p_vn", g.p_vn),
-            ("initial_guess.n_vn", g.n_vn),
-            ("initial_guess.friction", g.friction),
-        ] {
-            finite_nonneg(name, x)?;
+        for (name, x) in g.per_contact() {
+            match x {
+                PerContact::All(x) => finite_nonneg(name, *x)?,
+                PerContact::Each(v) => {
+                    for (l, &x) in v.iter().enumerate() {
+                        finite_nonneg(&format!("{name}[{l}]"), x)?;
+                    }
+                }
+            }
         }
         for (name, x) in [("initial_guess.u", g.u), ("initial_guess.z_v", g.z_v)] {
             if !x.is_finite() {

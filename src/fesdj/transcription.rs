@@ -34,6 +34,7 @@ use super::tableau::{ButcherTableau, IntegralForm};
 pub fn transcribe(ocp: &Ocp, options: &FesdjOptions) -> Result<Mpcc, FesdjError> {
     options.validate()?;
     ocp.validate()?;
+    options.initial_guess.check_contacts(ocp.model.n_c())?;
     let (scheme, n_s) = options.effective_scheme();
     let tab = ButcherTableau::new(scheme, n_s)?;
     let int = tab.integral_form();
