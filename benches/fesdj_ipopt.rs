@@ -12,42 +12,46 @@
 //! "Identical NLP": each config is loaded as `fesdj solve` loads it (`Problem::load`, the
 //! `solver` section with `fesdj solve`'s stop measure), transcribed once and compiled once
 //! (`AdNlp` + `AdComplementarity`, the callbacks both solvers see); both start from the
-//! transcription's initial guess. Ours is [`MpccSolver`]. IPOPT's homotopy is the loop of
-//! `solver::baseline::ipopt_mpcc` (same relaxed NLPs [`RelaxedNlp`], σ schedule, primal–dual
-//! warm starts, initial barrier `mu_warm_factor σ_k`, tolerances), written out here because
-//! `ipopt_mpcc` always stops on `max min(G, H)` while `fesdj solve` stops on the
-//! configured measure (`max G H` by default); no polishing in either (ours polishes only when
-//! the homotopy fails; that is reported in its status). IPOPT is Debian's 3.11 with MUMPS.
-//! Each solve runs once (these are seconds to minutes, not microseconds), capped at
-//! `FESDJ_BENCH_MAX_WALL` seconds (default 300). Rows are printed as they finish.
+//! transcription's initial guess. Ours is [`MpccSolver`]; IPOPT's homotopy is
+//! [`ipopt_mpcc`], the same loop on the relaxed NLPs of an `MpccSolver` (σ schedule,
+//! primal–dual warm starts, initial barrier `mu_warm_factor σ_k`, tolerances, wall-clock
+//! limit, and the stop test on the configured measure, `max G H` by default); no polishing
+//! in either (ours polishes only when the homotopy fails; that is reported in its status).
+//! Both times include building the `MpccSolver` (IPM work space and KKT analysis). IPOPT is
+//! Debian's 3.11 with MUMPS. Each solve runs once (these are seconds to minutes, not
+//! microseconds), capped at `FESDJ_BENCH_MAX_WALL` seconds (default 300). Rows are printed as
+//! they finish.
 //!
-//! Measured 2026-12-02 (shared 2-core machine, load ~6, `FESDJ_BENCH_MAX_WALL=240`):
+//! Measured 2026-12-02 (shared 2-core machine, load ~5, `FESDJ_BENCH_MAX_WALL=240`), one run:
 //!
 //! ```text
 //! problem      solver  status          iters  hom  time [s]    objective   max GH   max min
-//! two_discs    ours    MaxIterations   28823   12     82.58    640.26371   1.0e-1   3.1e-1
-//! two_discs    IPOPT   Solved           2863   11     50.62    714.70406   1.0e-9   2.2e-5
-//! three_boxes  ours    MaxTime         27499   18    240.05  19345.73236   3.9e-3   6.2e-2
-//! three_boxes  IPOPT   MaxTime          3281   10    241.23    299.06300   3.9e-3   6.2e-2
-//! hopper_ocp   ours    Solved            769    5      1.99     15.34608   4.9e-8   1.0e-5
-//! hopper_ocp   IPOPT   Solved           1336    5     12.57      9.43013   3.0e-11  1.3e-6
-//! ratios ours/IPOPT (time): two_discs 1.63 (ours unsolved), three_boxes 1.00 (both capped),
-//! hopper 0.16 (different local optima).
-//! simulate: ball_1d 0.11 s, ball_2d 1.08 s, ball_3d 14.3 s per simulated second
-//! (ball_3d ends RestorationFailed as shipped).
+//! two_discs    ours    MaxIterations   28823   12     65.05    640.26371   1.0e-1   3.1e-1
+//! two_discs    IPOPT   Solved           2863   11     27.62    714.70406   1.0e-9   2.2e-5
+//! three_boxes  ours    Solved           2814   25      6.11    300.37218   6.0e-8   2.4e-4
+//! three_boxes  IPOPT   MaxTime          2481    4    240.08    220.30904   2.5e-1   5.0e-1
+//! hopper_ocp   ours    Solved            769    5      1.17     15.34608   4.9e-8   1.0e-5
+//! hopper_ocp   IPOPT   Solved           1336    5     11.97      9.43013   3.0e-11  1.3e-6
+//! ratios ours/IPOPT (time): two_discs 2.35 (ours unsolved), three_boxes 0.03 (IPOPT capped
+//! after 4 of its NLPs), hopper 0.10 (different local optima).
+//! simulate: ball_1d 0.05 s, ball_2d 0.46 s, ball_3d 9.4 s per simulated second
+//! (ball_3d ends ComplementarityNotMet as shipped).
 //! ```
 //!
-//! Ours runs with the IPM log off; `config/three_boxes.yaml` converged in all runs with
-//! `solver.ipm.print = true` (25 NLPs, 2814 iterations, 16–36 s, objective 300.372, max G H
-//! 6.0e-8) but only in 1 of 8 runs without it (see tests/fesdj_three_boxes.rs): the solver's
-//! path is not reproducible from run to run.
+//! With `FESDJ_BENCH_CONFIGS=three_boxes FESDJ_BENCH_MAX_WALL=600` IPOPT converges too, to
+//! the same point: Solved, 4251 iterations, 25 NLPs, 416.86 s, objective 300.37218, max G H
+//! 6.0e-8 (ours in that run: 2814 iterations, 12.41 s; time ratio 0.03, iterations 0.66);
+//! IPOPT's first NLP (σ = 1) alone takes 1498 iterations and 149 s (ours 569 and 3 s).
+//!
+//! two_discs and hopper_ocp repeat the iteration counts of the earlier run with the homotopy
+//! loop written out here (IPOPT 2863 / 1336); three boxes now converges with the IPM log off
+//! (the partial-`ipm`-section fix), as it did with `solver.ipm.print = true`.
 
 use fesdj_mpc::cli::run::solve_options;
 use fesdj_mpc::config::Problem;
 use fesdj_mpc::solver::ad_nlp::{AdComplementarity, AdNlp, NlpBounds};
-use fesdj_mpc::solver::baseline::{ipopt_solve, BaselineSolve, WarmStart};
-use fesdj_mpc::solver::mpcc::RelaxedNlp;
-use fesdj_mpc::solver::{Complementarity, MpccSettings, MpccSolver, Nlp, Status, StopMeasure};
+use fesdj_mpc::solver::baseline::ipopt_mpcc;
+use fesdj_mpc::solver::{Complementarity, MpccResult, MpccSolver, Nlp, SolverError};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -62,38 +66,30 @@ struct Outcome {
     comp_min: f64,
 }
 
-/// `(max_i min(G_i, H_i), max_i G_i H_i)` at `x`.
-fn residuals(comp: &dyn Complementarity, x: &[f64], p: &[f64]) -> (f64, f64) {
-    let k = comp.n_pairs();
-    let (mut gv, mut hv) = (vec![0.0; k], vec![0.0; k]);
-    if comp.eval(x, p, &mut gv, &mut hv).is_err() {
-        return (f64::INFINITY, f64::INFINITY);
-    }
-    gv.iter().zip(&hv).fold((0.0f64, 0.0f64), |(a, b), (g, h)| {
-        (a.max(g.min(*h)), b.max(g * h))
-    })
-}
-
-fn ours(
-    nlp: &dyn Nlp,
-    comp: &dyn Complementarity,
-    s: &MpccSettings,
-    p: &[f64],
-    x0: &[f64],
-) -> Outcome {
+/// Runs one homotopy and times it (setup included).
+fn timed(solve: impl FnOnce() -> Result<MpccResult, SolverError>) -> Outcome {
     let t = Instant::now();
-    let r = MpccSolver::new(nlp, comp, s.clone()).and_then(|mut m| m.solve(p, Some(x0)));
+    let r = solve();
     let time_s = t.elapsed().as_secs_f64();
     match r {
-        Ok(r) => Outcome {
-            status: format!("{:?}", r.status),
-            iterations: r.nlp_iterations,
-            homotopy_steps: r.homotopy_steps,
-            time_s,
-            objective: r.objective,
-            comp_product: r.comp_residual_product,
-            comp_min: r.comp_residual,
-        },
+        Ok(r) => {
+            // One stderr line per relaxed NLP (σ, status, iterations, max min(G, H), time).
+            for st in &r.steps {
+                eprintln!(
+                    "  sigma {:.0e} {:?} {} it, max min {:.1e}, {:.2} s",
+                    st.sigma, st.status, st.iterations, st.comp_residual, st.time_s
+                );
+            }
+            Outcome {
+                status: format!("{:?}", r.status),
+                iterations: r.nlp_iterations,
+                homotopy_steps: r.homotopy_steps,
+                time_s,
+                objective: r.objective,
+                comp_product: r.comp_residual_product,
+                comp_min: r.comp_residual,
+            }
+        }
         Err(e) => failed(format!("error: {e}"), time_s),
     }
 }
@@ -107,91 +103,6 @@ fn failed(status: String, time_s: f64) -> Outcome {
         objective: f64::NAN,
         comp_product: f64::NAN,
         comp_min: f64::NAN,
-    }
-}
-
-/// The homotopy of `baseline::ipopt_mpcc` with the stop test of `s.stop_measure`.
-fn ipopt(
-    nlp: &dyn Nlp,
-    comp: &dyn Complementarity,
-    s: &MpccSettings,
-    p: &[f64],
-    x0: &[f64],
-) -> Outcome {
-    let t0 = Instant::now();
-    let mut relaxed = match RelaxedNlp::new(nlp, comp, s.relaxation) {
-        Ok(r) => r,
-        Err(e) => return failed(format!("error: {e}"), 0.0),
-    };
-    let mut warm: Option<BaselineSolve> = None;
-    let mut x = x0.to_vec();
-    let (mut sigma, mut iters, mut steps) = (s.sigma0, 0usize, 0usize);
-    let mut last = Status::MaxIterations;
-    let mut converged = false;
-    for kk in 0..s.max_homotopy_steps {
-        relaxed.sigma = sigma;
-        let mut ipm = s.ipm.clone();
-        ipm.max_wall_time = (s.max_wall_time - t0.elapsed().as_secs_f64()).max(1e-3);
-        if kk > 0 {
-            ipm.mu_init = (s.mu_warm_factor * sigma).clamp(1e-9, 1e-3);
-        }
-        let r = match &warm {
-            Some(w) => ipopt_solve(
-                &relaxed,
-                p,
-                &w.x,
-                Some(WarmStart {
-                    lambda: &w.lambda,
-                    z_l: &w.z_l,
-                    z_u: &w.z_u,
-                }),
-                &ipm,
-            ),
-            None => ipopt_solve(&relaxed, p, &x, None, &ipm),
-        };
-        let r = match r {
-            Ok(r) => r,
-            Err(e) => return failed(format!("error: {e}"), t0.elapsed().as_secs_f64()),
-        };
-        iters += r.iterations;
-        steps += 1;
-        last = r.status;
-        let (rmin, rprod) = residuals(comp, &r.x, p);
-        let measure = match s.stop_measure {
-            StopMeasure::Min => rmin,
-            StopMeasure::Product => rprod,
-        };
-        let ok = r.status.is_success();
-        if ok || warm.is_none() {
-            x.copy_from_slice(&r.x);
-            warm = Some(r);
-        }
-        if ok && measure <= s.comp_tol {
-            converged = true;
-            break;
-        }
-        if t0.elapsed().as_secs_f64() >= s.max_wall_time {
-            break;
-        }
-        sigma *= s.kappa;
-    }
-    let time_s = t0.elapsed().as_secs_f64();
-    let (rmin, rprod) = residuals(comp, &x, p);
-    let status = if converged {
-        Status::Solved
-    } else if last.is_success() {
-        Status::ComplementarityNotMet
-    } else {
-        last
-    };
-    Outcome {
-        status: format!("{status:?}"),
-        iterations: iters,
-        homotopy_steps: steps,
-        time_s,
-        objective: nlp.eval_f(&x, p).unwrap_or(f64::NAN),
-        comp_product: rprod,
-        comp_min: rmin,
     }
 }
 
@@ -249,9 +160,12 @@ fn ocp_row(name: &str) -> Result<Row, String> {
     let p = mpcc.p0.clone();
     let sizes = format!("n_w {}, n_g {}, pairs {}", nlp.n(), nlp.m(), comp.n_pairs());
     eprintln!("{name}: {sizes}; ours ...");
-    let o = ours(&nlp, &comp, &settings, &p, &x0);
+    let o = timed(|| {
+        MpccSolver::new(&nlp, &comp, settings.clone()).and_then(|mut m| m.solve(&p, Some(&x0)))
+    });
     eprintln!("{name}: ours {} in {:.2} s; IPOPT ...", o.status, o.time_s);
-    let i = ipopt(&nlp, &comp, &settings, &p, &x0);
+    // The same homotopy with IPOPT solving the relaxed NLPs.
+    let i = timed(|| ipopt_mpcc(&nlp, &comp, &settings, &p, Some(&x0)));
     eprintln!("{name}: IPOPT {} in {:.2} s", i.status, i.time_s);
     Ok(Row {
         name: name.into(),

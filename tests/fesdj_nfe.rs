@@ -9,31 +9,13 @@
 //! 3. The integration-order experiment of §6.1 (two balls with a spring) with N_FE = 3.
 #![allow(clippy::excessive_precision)]
 
-#[path = "fesdj_models/mod.rs"]
-mod models;
+#[path = "fesdj_common/mod.rs"]
+mod common;
 
+use common::{ball_1d_options, check_spring_order, models, report, G};
 use fesdj_mpc::fesdj::{
-    simulate, transcribe, Controls, FesdjOptions, InitialGuess, Mpcc, Ocp, RkScheme,
-    SimulationOptions, Trajectory,
+    simulate, transcribe, Controls, FesdjOptions, Mpcc, Ocp, RkScheme, SimulationOptions,
 };
-
-const G: f64 = 9.81;
-
-fn ball_options(n_fe: usize, t_final: f64) -> FesdjOptions {
-    FesdjOptions {
-        scheme: RkScheme::RadauIia,
-        n_s: 2,
-        n_fe,
-        t_final,
-        no_initial_impacts: true,
-        initial_guess: InitialGuess {
-            lambda_normal: 0.0.into(),
-            big_lambda_normal: 0.0.into(),
-            ..InitialGuess::default()
-        },
-        ..FesdjOptions::default()
-    }
-}
 
 /// Exact state of the elastic ball at time `t` of a step starting at `(q0, v0)` with impact
 /// at `ts` (`t = ts` gives the pre-impact state when `pre`).
@@ -57,7 +39,7 @@ fn exact_residual(n_fe: usize, m_imp: usize, q0: f64, v0: f64, t_final: f64) -> 
 
 /// The transcription of one step and its exact solution with the impact at grid point `m_imp`.
 fn exact_point(n_fe: usize, m_imp: usize, q0: f64, v0: f64, t_final: f64) -> (Mpcc, Vec<f64>) {
-    let o = ball_options(n_fe, t_final);
+    let o = ball_1d_options(n_fe, t_final);
     let ocp = Ocp::new(models::ball_1d(1.0, G), vec![q0, v0]);
     let mpcc: Mpcc = transcribe(&ocp, &o).expect("transcription");
     let l = &mpcc.layout;
@@ -162,23 +144,6 @@ fn exact_solution_is_feasible() {
     }
 }
 
-fn report(name: &str, tr: &Trajectory) {
-    eprintln!(
-        "{name}: {:?} comp {:.1e} nlp {} retried {} failed {} {:.1} ms final {:?} impacts {:?}",
-        tr.status,
-        tr.comp_residual,
-        tr.nlp_iterations,
-        tr.retried_steps,
-        tr.failed_steps,
-        1e3 * tr.solve_time_s,
-        tr.final_state,
-        tr.impacts
-            .iter()
-            .map(|i| (i.t, i.lambda_n))
-            .collect::<Vec<_>>()
-    );
-}
-
 /// Spec §6.4 item 1 (as `fesdj_solve_balls::bouncing_ball_1d`, same tolerances) with
 /// N_FE = 3 and 4: four impacts at 0.403855021876922 + 0.807710043753844 k with
 /// Λ_n = 7.92363552922521 and ‖x(3) − (0.538626350702464, 2.26454211690082)‖ < 1e-3.
@@ -187,38 +152,9 @@ fn report(name: &str, tr: &Trajectory) {
 #[test]
 fn bouncing_ball_1d_more_elements() {
     for n_fe in [3, 4] {
-        let o = SimulationOptions {
-            t_sim: 3.0,
-            n_sim: 20,
-            fesdj: ball_options(n_fe, 1.0),
-            ..SimulationOptions::default()
-        };
-        let tr = simulate(
-            models::ball_1d(1.0, G),
-            &[0.8, 0.0],
-            &Controls::Constant(vec![]),
-            &o,
-        )
-        .unwrap();
-        report(&format!("n_fe {n_fe}"), &tr);
-        assert_eq!(tr.failed_steps, 0, "n_fe {n_fe}");
-        let x = [tr.final_state.q[0], tr.final_state.v[0]];
-        let err = ((x[0] - 0.538626350702464).powi(2) + (x[1] - 2.26454211690082).powi(2)).sqrt();
-        assert!(err < 1e-3, "n_fe {n_fe}: x(3) = {x:?}, error {err:.3e}");
-        assert_eq!(tr.impacts.len(), 4, "n_fe {n_fe}: {:?}", tr.impacts);
-        for (k, imp) in tr.impacts.iter().enumerate() {
-            let t = 0.403855021876922 + 0.807710043753844 * k as f64;
-            assert!(
-                (imp.t - t).abs() < 1e-3,
-                "n_fe {n_fe} impact {k} at {}",
-                imp.t
-            );
-            assert!(
-                (imp.lambda_n - 7.92363552922521).abs() < 1e-3,
-                "n_fe {n_fe} impact {k}: {}",
-                imp.lambda_n
-            );
-        }
+        let name = format!("n_fe {n_fe}");
+        let tr = common::simulate_ball_1d(&name, ball_1d_options(n_fe, 1.0));
+        common::check_ball_1d(&name, &tr);
     }
 }
 
@@ -233,7 +169,7 @@ fn issue5_step() {
         let o = SimulationOptions {
             t_sim: t_final,
             n_sim: 1,
-            fesdj: ball_options(n_fe, 1.0),
+            fesdj: ball_1d_options(n_fe, 1.0),
             ..SimulationOptions::default()
         };
         let tr = simulate(
@@ -383,115 +319,53 @@ fn exact_solution_is_feasible_2d_friction() {
 
 // ------------------------------------------------- integration order with N_FE = 3 (§6.1)
 
-/// §6.1 [spec-computed]: x(1) = (q_1, q_2, v_1, v_2) of the two balls with a spring.
-const SPRING_X_REF: [f64; 4] = [
-    0.246841886728835,
-    1.228210312008501,
-    -2.379839521466434,
-    -3.114092393623756,
-];
-
-/// The error max_i |x_i(1) − x_i^ref(1)| of the two-balls-spring experiment with settings as
-/// tests/fesdj_solve_order.rs but N_FE = 3 (h̄ = 1/(3 N_sim)); every step must succeed.
-fn spring_error(scheme: RkScheme, n_s: usize, n_sim: usize) -> f64 {
-    use fesdj_mpc::fesdj::CrossCompMode;
-    let n_fe = 3;
-    let mut o = SimulationOptions {
-        t_sim: 1.0,
-        n_sim,
-        fesdj: FesdjOptions {
-            scheme,
-            n_s,
-            n_fe,
-            no_initial_impacts: true,
-            cross_comp_mode: CrossCompMode::StageStage,
-            ..FesdjOptions::default()
-        },
-        ..SimulationOptions::default()
-    };
-    o.solve.solver.comp_tol = 1e-13;
-    o.solve.solver.max_homotopy_steps = 20;
-    let tr = simulate(
-        models::two_balls_spring(),
-        &[1.0, 2.0, 0.0, 0.0],
-        &Controls::Constant(vec![]),
-        &o,
-    )
-    .expect("simulation");
-    let x = [
-        tr.final_state.q[0],
-        tr.final_state.q[1],
-        tr.final_state.v[0],
-        tr.final_state.v[1],
-    ];
-    let e = x
-        .iter()
-        .zip(SPRING_X_REF)
-        .map(|(a, b)| (a - b).abs())
-        .fold(0.0, f64::max);
-    eprintln!(
-        "{scheme:?} n_s {n_s} n_fe {n_fe} N_sim {n_sim} h {:.3e}: E {e:.3e}, {} failed, {} \
-         retried, {} NLP iterations",
-        1.0 / (n_sim * n_fe) as f64,
-        tr.failed_steps,
-        tr.retried_steps,
-        tr.nlp_iterations,
-    );
-    assert_eq!(tr.failed_steps, 0, "{scheme:?} {n_s} N_sim {n_sim}");
-    e
-}
-
-/// Least-squares slope of ln E over ln h̄ (h̄ ∝ 1/N_sim) must be `order` within 0.5.
-fn check_spring_order(scheme: RkScheme, n_s: usize, n_sims: &[usize], order: f64) {
-    let xs: Vec<f64> = n_sims.iter().map(|&n| -(n as f64).ln()).collect();
-    let ys: Vec<f64> = n_sims
-        .iter()
-        .map(|&n| spring_error(scheme, n_s, n).ln())
-        .collect();
-    let n = xs.len() as f64;
-    let (mx, my) = (xs.iter().sum::<f64>() / n, ys.iter().sum::<f64>() / n);
-    let sxy: f64 = xs.iter().zip(&ys).map(|(x, y)| (x - mx) * (y - my)).sum();
-    let sxx: f64 = xs.iter().map(|x| (x - mx).powi(2)).sum();
-    let p = sxy / sxx;
-    eprintln!("{scheme:?} n_s = {n_s}, N_FE = 3: fitted slope {p:.3} (expected {order})");
-    assert!(
-        (p - order).abs() <= 0.5,
-        "{scheme:?} n_s = {n_s}: slope {p:.3}"
-    );
-}
+/// The §6.1 experiment of tests/fesdj_solve_order.rs with N_FE = 3 (h̄ = 1/(3 N_sim)).
+const SPRING_N_FE: usize = 3;
 
 /// h̄ = 2.5e-3 … 1.25e-3 (the N_FE = 2 range of tests/fesdj_solve_order.rs).
 #[test]
 fn spring_radau_iia_2_n_fe_3() {
-    check_spring_order(RkScheme::RadauIia, 2, &[133, 187, 267], 3.0);
+    check_spring_order(RkScheme::RadauIia, 2, SPRING_N_FE, &[133, 187, 267], 3.0);
 }
 
 /// h̄ = 3.6e-3 … 1.25e-3.
 #[test]
 fn spring_radau_iia_3_n_fe_3() {
-    check_spring_order(RkScheme::RadauIia, 3, &[93, 133, 267], 5.0);
+    check_spring_order(RkScheme::RadauIia, 3, SPRING_N_FE, &[93, 133, 267], 5.0);
 }
 
 /// h̄ = 3.6e-3 … 1.8e-3 (at h̄ = 5e-3 Radau IIA 4 is not yet asymptotic with N_FE = 3).
 #[test]
 fn spring_radau_iia_4_n_fe_3() {
-    check_spring_order(RkScheme::RadauIia, 4, &[93, 133, 187], 7.0);
+    check_spring_order(RkScheme::RadauIia, 4, SPRING_N_FE, &[93, 133, 187], 7.0);
 }
 
 /// h̄ = 1.25e-3 … 6.25e-4.
 #[test]
 fn spring_gauss_legendre_1_n_fe_3() {
-    check_spring_order(RkScheme::GaussLegendre, 1, &[267, 373, 533], 2.0);
+    check_spring_order(
+        RkScheme::GaussLegendre,
+        1,
+        SPRING_N_FE,
+        &[267, 373, 533],
+        2.0,
+    );
 }
 
 /// h̄ = 2.5e-3 … 1.25e-3.
 #[test]
 fn spring_gauss_legendre_2_n_fe_3() {
-    check_spring_order(RkScheme::GaussLegendre, 2, &[133, 187, 267], 4.0);
+    check_spring_order(
+        RkScheme::GaussLegendre,
+        2,
+        SPRING_N_FE,
+        &[133, 187, 267],
+        4.0,
+    );
 }
 
 /// h̄ = 5e-3 … 2.5e-3.
 #[test]
 fn spring_gauss_legendre_3_n_fe_3() {
-    check_spring_order(RkScheme::GaussLegendre, 3, &[67, 93, 133], 6.0);
+    check_spring_order(RkScheme::GaussLegendre, 3, SPRING_N_FE, &[67, 93, 133], 6.0);
 }

@@ -3,32 +3,14 @@
 //! Expected numbers are the spec's [spec-computed] anchors of §6.4.
 #![allow(clippy::excessive_precision)]
 
-#[path = "fesdj_models/mod.rs"]
-mod models;
+#[path = "fesdj_common/mod.rs"]
+mod common;
 
+use common::{models, report};
 use fesdj_mpc::fesdj::{
-    simulate, Controls, CrossCompMode, FesdjOptions, FrictionModel, InitialGuess, RkScheme,
-    SimulationOptions, SwitchKind, Trajectory,
+    simulate, Controls, FesdjOptions, FrictionModel, SimulationOptions, SwitchKind, Trajectory,
 };
 use fesdj_mpc::solver::{Polish, Status};
-
-fn report(name: &str, tr: &Trajectory) {
-    eprintln!(
-        "{name}: {:?} comp {:.1e} nlp {} hom {} retried {} failed {} {:.1} ms final {:?} impacts {:?}",
-        tr.status,
-        tr.comp_residual,
-        tr.nlp_iterations,
-        tr.homotopy_steps,
-        tr.retried_steps,
-        tr.failed_steps,
-        1e3 * tr.solve_time_s,
-        tr.final_state,
-        tr.impacts
-            .iter()
-            .map(|i| (i.t, i.lambda_n))
-            .collect::<Vec<_>>()
-    );
-}
 
 /// Ladder item 7: 1D ball, ε_r = 1, Radau IIA n_s = 2, N_FE = 2, N_sim = 20 over 3 s,
 /// `no_initial_impacts`: four impacts at 0.403855021876922 + 0.807710043753844 k with
@@ -36,51 +18,14 @@ fn report(name: &str, tr: &Trajectory) {
 /// cross-comp modes STAGE_STAGE, FE_STAGE, STAGE_FE, FE_FE.
 #[test]
 fn bouncing_ball_1d() {
-    for mode in [
-        CrossCompMode::StageStage,
-        CrossCompMode::FeStage,
-        CrossCompMode::StageFe,
-        CrossCompMode::FeFe,
-    ] {
-        let o = SimulationOptions {
-            t_sim: 3.0,
-            n_sim: 20,
-            fesdj: FesdjOptions {
-                scheme: RkScheme::RadauIia,
-                n_s: 2,
-                n_fe: 2,
-                cross_comp_mode: mode,
-                no_initial_impacts: true,
-                initial_guess: InitialGuess {
-                    lambda_normal: 0.0.into(),
-                    big_lambda_normal: 0.0.into(),
-                    ..InitialGuess::default()
-                },
-                ..FesdjOptions::default()
-            },
-            ..SimulationOptions::default()
+    for mode in common::MODES {
+        let name = format!("{mode:?}");
+        let fesdj = FesdjOptions {
+            cross_comp_mode: mode,
+            ..common::ball_1d_options(2, 1.0)
         };
-        let tr = simulate(
-            models::ball_1d(1.0, 9.81),
-            &[0.8, 0.0],
-            &Controls::Constant(vec![]),
-            &o,
-        )
-        .unwrap();
-        report(&format!("{mode:?}"), &tr);
-        assert_eq!(tr.failed_steps, 0, "{mode:?}");
-        let x = [tr.final_state.q[0], tr.final_state.v[0]];
-        let err = ((x[0] - 0.538626350702464).powi(2) + (x[1] - 2.26454211690082).powi(2)).sqrt();
-        assert!(err < 1e-3, "{mode:?}: x(3) = {x:?}, error {err:.3e}");
-        assert_eq!(tr.impacts.len(), 4, "{mode:?}: {:?}", tr.impacts);
-        for (k, imp) in tr.impacts.iter().enumerate() {
-            let t = 0.403855021876922 + 0.807710043753844 * k as f64;
-            assert!((imp.t - t).abs() < 1e-3, "{mode:?} impact {k} at {}", imp.t);
-            assert!(
-                (imp.lambda_n - 7.92363552922521).abs() < 1e-3,
-                "{mode:?} impact {k}"
-            );
-        }
+        let tr = common::simulate_ball_1d(&name, fesdj);
+        common::check_ball_1d(&name, &tr);
     }
 }
 

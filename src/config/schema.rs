@@ -70,31 +70,23 @@ pub struct Config {
 /// plant simulates; the controller keeps the nominal model. Unknown keys are errors naming
 /// `mpc.plant.<path>`.
 #[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct MpcSpec {
     /// Control rate in Hz (default `N / T`).
-    #[serde(default)]
     pub rate_hz: Option<f64>,
     /// Closed-loop ticks of `fesdj mpc` (default 50).
-    #[serde(default)]
     pub steps: Option<usize>,
     /// Deadline of every solve in seconds (default `1 / rate_hz`).
-    #[serde(default)]
     pub deadline_s: Option<f64>,
     /// σ₀ of warm starts.
-    #[serde(default)]
     pub warm_sigma0: Option<f64>,
     /// σ₀ of cold starts.
-    #[serde(default)]
     pub cold_sigma0: Option<f64>,
     /// Shift the previous solution for the warm start.
-    #[serde(default)]
     pub shift: Option<bool>,
     /// Carry the multipliers in warm starts.
-    #[serde(default)]
     pub warm_duals: Option<bool>,
     /// Failed solves in a row that are followed by a warm start from the last verified plan.
-    #[serde(default)]
     pub warm_retries: Option<usize>,
     /// Simulate the last interval of every warm start from the plan's final state
     /// (`Controller::set_tail_simulator`; default false).
@@ -106,22 +98,16 @@ pub struct MpcSpec {
     #[serde(default)]
     pub max_penetration: Option<f64>,
     /// Largest `max G·H` of an accepted, not fully converged homotopy.
-    #[serde(default)]
     pub accept_comp_residual: Option<f64>,
     /// Coordinate (by name) driven by each control.
-    #[serde(default)]
     pub actuated: Option<Vec<String>>,
     /// Symmetric effort limit per control (or one for all).
-    #[serde(default)]
     pub effort_limit: Option<Numbers>,
     /// Fallback law.
-    #[serde(default)]
     pub fallback: Option<crate::mpc::Fallback>,
     /// Measurement noise.
-    #[serde(default)]
     pub noise: Option<NoiseSpec>,
     /// Plant mismatch: overrides of `model`, `fesdj`, `solver` for the plant's build.
-    #[serde(default)]
     pub plant: Option<super::tree::Tree>,
 }
 
@@ -345,31 +331,25 @@ pub struct OcpSpec {
 
 /// Boxes on controls and states.
 #[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct BoundsSpec {
     /// On every `û_k`.
-    #[serde(default)]
     pub u: Option<BoxSpec>,
     /// On `q`.
-    #[serde(default)]
     pub q: Option<BoxSpec>,
     /// On `v`.
-    #[serde(default)]
     pub v: Option<BoxSpec>,
 }
 
 /// A box: `lb`, `ub` and/or the symmetric `abs` (each a vector or one number for all).
 #[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct BoxSpec {
     /// Lower bounds (default `-inf`).
-    #[serde(default)]
     pub lb: Option<Numbers>,
     /// Upper bounds (default `+inf`).
-    #[serde(default)]
     pub ub: Option<Numbers>,
     /// `[-abs, abs]` (not together with `lb`/`ub`).
-    #[serde(default)]
     pub abs: Option<Numbers>,
 }
 

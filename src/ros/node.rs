@@ -34,11 +34,13 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration as StdDuration, Instant};
 
+use serde::de::DeserializeOwned;
+
 use ros2_client::dds::rustdds::mio1::{Events, Interest, Poll, Token};
 use ros2_client::ros2::LogLevel;
 use ros2_client::{
-    Context, ContextOptions, Node, NodeName, NodeOptions, ParameterValue, Publisher, RosoutRaw,
-    Server, Subscription,
+    Context, ContextOptions, Message, Node, NodeName, NodeOptions, ParameterValue, Publisher,
+    RmwRequestId, RosoutRaw, Server, Subscription,
 };
 
 use super::config::dds;
@@ -337,47 +339,49 @@ impl NodeRuntime {
 
     fn drain_inputs(&mut self) {
         for _ in 0..MAX_DRAIN {
-            match self.joint_sub.take() {
-                // With the internal plant, joint_states come from it (also our own echo).
-                Ok(Some(_)) if self.sim.is_some() => {}
-                Ok(Some((msg, _))) => {
-                    let r = self.validator.accept_joint_state(&msg, Time::now());
-                    if let Some(w) = count(&mut self.diag, self.throttle, r) {
-                        log_to(&self.node, &self.config, LogLevel::Warn, &w);
-                    }
-                }
-                Ok(None) => break,
-                Err(e) => {
-                    log_to(
-                        &self.node,
-                        &self.config,
-                        LogLevel::Warn,
-                        &format!("joint_states: cannot read sample: {e}"),
-                    );
-                    break;
-                }
+            let Some(msg) = self.next_sample(&self.joint_sub, "joint_states") else {
+                break;
+            };
+            // With the internal plant, joint_states come from it (also our own echo).
+            if self.sim.is_none() {
+                let r = self.validator.accept_joint_state(&msg, Time::now());
+                self.counted(r);
             }
         }
-        let Some(sub) = &self.odom_sub else { return };
+        if self.odom_sub.is_none() {
+            return;
+        }
         for _ in 0..MAX_DRAIN {
-            match sub.take() {
-                Ok(Some((msg, _))) => {
-                    let r = self.validator.accept_odometry(&msg, Time::now());
-                    if let Some(w) = count(&mut self.diag, self.throttle, r) {
-                        log_to(&self.node, &self.config, LogLevel::Warn, &w);
-                    }
-                }
-                Ok(None) => break,
-                Err(e) => {
-                    log_to(
-                        &self.node,
-                        &self.config,
-                        LogLevel::Warn,
-                        &format!("odom: cannot read sample: {e}"),
-                    );
-                    break;
-                }
+            let next = self
+                .odom_sub
+                .as_ref()
+                .and_then(|sub| self.next_sample(sub, "odom"));
+            let Some(msg) = next else { break };
+            let r = self.validator.accept_odometry(&msg, Time::now());
+            self.counted(r);
+        }
+    }
+
+    /// The next sample waiting at `sub` (`name` in warnings): `None` when there is none, or
+    /// when it cannot be read (logged; the rest waits for the next round).
+    fn next_sample<M: DeserializeOwned + 'static>(
+        &self,
+        sub: &Subscription<M>,
+        name: &str,
+    ) -> Option<M> {
+        match sub.take() {
+            Ok(sample) => sample.map(|(msg, _)| msg),
+            Err(e) => {
+                self.log(LogLevel::Warn, &format!("{name}: cannot read sample: {e}"));
+                None
             }
+        }
+    }
+
+    /// Counts the result of an input check and logs its (throttled) warning.
+    fn counted(&mut self, result: Result<(), StateFault>) {
+        if let Some(w) = count(&mut self.diag, self.throttle, result) {
+            self.log(LogLevel::Warn, &w);
         }
     }
 
@@ -500,105 +504,95 @@ impl NodeRuntime {
     }
 
     fn serve<P: PlanProvider + ?Sized>(&mut self, provider: &mut P) {
-        loop {
-            match self.plan_srv.receive_request() {
-                Ok(Some((id, _))) => {
-                    let response = match self.plan_now(provider, Instant::now() + self.period) {
-                        Ok(()) => TriggerResponse {
-                            success: true,
-                            message: format!(
-                                "published {} points, status {}, solve time {:.3} ms",
-                                self.plan.len(),
-                                self.plan.status.as_str(),
-                                self.plan.stats.solve_time * 1e3
-                            ),
-                        },
-                        Err(reason) => TriggerResponse {
-                            success: false,
-                            message: reason,
-                        },
+        while let Some((id, _)) = self.next_request(&self.plan_srv, "~/plan") {
+            let response = match self.plan_now(provider, Instant::now() + self.period) {
+                Ok(()) => TriggerResponse {
+                    success: true,
+                    message: format!(
+                        "published {} points, status {}, solve time {:.3} ms",
+                        self.plan.len(),
+                        self.plan.status.as_str(),
+                        self.plan.stats.solve_time * 1e3
+                    ),
+                },
+                Err(reason) => TriggerResponse {
+                    success: false,
+                    message: reason,
+                },
+            };
+            self.respond(&self.plan_srv, "~/plan", id, response);
+        }
+        while let Some((id, _)) = self.next_request(&self.reset_srv, "~/reset") {
+            self.validator.reset();
+            let response = match provider.reset() {
+                Ok(()) => TriggerResponse {
+                    success: true,
+                    message: "reset".into(),
+                },
+                Err(e) => TriggerResponse {
+                    success: false,
+                    message: format!("reset failed: {e}"),
+                },
+            };
+            self.respond(&self.reset_srv, "~/reset", id, response);
+        }
+        while let Some((id, request)) = self.next_request(&self.enable_srv, "~/enable") {
+            let want = request.data;
+            let response = match provider.enable(want) {
+                Ok(()) => {
+                    let was = self.enabled;
+                    self.enabled = want;
+                    self.diag.enabled = want;
+                    let word = if want { "enabled" } else { "disabled" };
+                    let message = if was == want {
+                        format!("already {word}")
+                    } else {
+                        word.to_string()
                     };
-                    if let Err(e) = self.plan_srv.send_response(id, response) {
-                        self.log(
-                            LogLevel::Warn,
-                            &format!("~/plan: cannot send response: {e}"),
-                        );
+                    self.log(LogLevel::Info, &message);
+                    SetBoolResponse {
+                        success: true,
+                        message,
                     }
                 }
-                Ok(None) => break,
-                Err(e) => {
-                    self.log(LogLevel::Warn, &format!("~/plan: bad request: {e}"));
-                    break;
-                }
+                Err(e) => SetBoolResponse {
+                    success: false,
+                    message: format!("provider refused: {e}"),
+                },
+            };
+            self.respond(&self.enable_srv, "~/enable", id, response);
+        }
+    }
+
+    /// The next request waiting at the service `srv` (`name` in warnings): `None` when there
+    /// is none, or when it cannot be read (logged; the rest waits for the next round).
+    fn next_request<Req: Message + 'static, Resp: Message + 'static>(
+        &self,
+        srv: &Server<Req, Resp>,
+        name: &str,
+    ) -> Option<(RmwRequestId, Req)> {
+        match srv.receive_request() {
+            Ok(request) => request,
+            Err(e) => {
+                self.log(LogLevel::Warn, &format!("{name}: bad request: {e}"));
+                None
             }
         }
-        loop {
-            match self.reset_srv.receive_request() {
-                Ok(Some((id, _))) => {
-                    self.validator.reset();
-                    let response = match provider.reset() {
-                        Ok(()) => TriggerResponse {
-                            success: true,
-                            message: "reset".into(),
-                        },
-                        Err(e) => TriggerResponse {
-                            success: false,
-                            message: format!("reset failed: {e}"),
-                        },
-                    };
-                    if let Err(e) = self.reset_srv.send_response(id, response) {
-                        self.log(
-                            LogLevel::Warn,
-                            &format!("~/reset: cannot send response: {e}"),
-                        );
-                    }
-                }
-                Ok(None) => break,
-                Err(e) => {
-                    self.log(LogLevel::Warn, &format!("~/reset: bad request: {e}"));
-                    break;
-                }
-            }
-        }
-        loop {
-            match self.enable_srv.receive_request() {
-                Ok(Some((id, request))) => {
-                    let want = request.data;
-                    let response = match provider.enable(want) {
-                        Ok(()) => {
-                            let was = self.enabled;
-                            self.enabled = want;
-                            self.diag.enabled = want;
-                            let word = if want { "enabled" } else { "disabled" };
-                            let message = if was == want {
-                                format!("already {word}")
-                            } else {
-                                word.to_string()
-                            };
-                            self.log(LogLevel::Info, &message);
-                            SetBoolResponse {
-                                success: true,
-                                message,
-                            }
-                        }
-                        Err(e) => SetBoolResponse {
-                            success: false,
-                            message: format!("provider refused: {e}"),
-                        },
-                    };
-                    if let Err(e) = self.enable_srv.send_response(id, response) {
-                        self.log(
-                            LogLevel::Warn,
-                            &format!("~/enable: cannot send response: {e}"),
-                        );
-                    }
-                }
-                Ok(None) => break,
-                Err(e) => {
-                    self.log(LogLevel::Warn, &format!("~/enable: bad request: {e}"));
-                    break;
-                }
-            }
+    }
+
+    /// Answers request `id` of the service `srv` (`name` in warnings); a failure is logged.
+    fn respond<Req: Message + 'static, Resp: Message + 'static>(
+        &self,
+        srv: &Server<Req, Resp>,
+        name: &str,
+        id: RmwRequestId,
+        response: Resp,
+    ) {
+        if let Err(e) = srv.send_response(id, response) {
+            self.log(
+                LogLevel::Warn,
+                &format!("{name}: cannot send response: {e}"),
+            );
         }
     }
 

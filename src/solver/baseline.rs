@@ -3,14 +3,14 @@
 //! derivatives), the same MPCC homotopy and tolerances as [`MpccSolver`](super::MpccSolver);
 //! `bound_relax_factor = 0` so that bounds are never relaxed, as in ours.
 
-use super::mpcc::{HomotopyStep, MpccResult, MpccSettings, RelaxedNlp};
+use super::mpcc::{HomotopyStep, MpccResult, MpccSettings, MpccSolver};
 use super::nlp::{Complementarity, Nlp};
 use super::settings::Settings;
 use super::status::Status;
 use super::SolverError;
 use ipopt::{BasicProblem, ConstrainedProblem, Index, Ipopt, Number, SolveStatus};
 use std::cell::Cell;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// The NLP seen by IPOPT.
 struct Wrapped<'a> {
@@ -21,6 +21,9 @@ struct Wrapped<'a> {
     zl0: Option<Vec<f64>>,
     zu0: Option<Vec<f64>>,
     iters: Cell<usize>,
+    /// Wall-clock end of the solve (IPOPT 3.11 limits only CPU time, `max_cpu_time`).
+    deadline: Option<Instant>,
+    timed_out: Cell<bool>,
 }
 
 impl BasicProblem for Wrapped<'_> {
@@ -173,7 +176,8 @@ pub struct WarmStart<'a> {
 }
 
 /// Solve `nlp` with IPOPT from `x0` (warm-started with multipliers if given), with the
-/// tolerances of `settings`.
+/// tolerances of `settings`. `settings.max_wall_time` is a wall-clock limit, checked after
+/// every IPOPT iteration (status `MaxTime`), and IPOPT's own CPU-time limit.
 pub fn ipopt_solve(
     nlp: &dyn Nlp,
     p: &[f64],
@@ -191,6 +195,10 @@ pub fn ipopt_solve(
         zl0: warm.as_ref().map(|w| w.z_l.to_vec()),
         zu0: warm.as_ref().map(|w| w.z_u.to_vec()),
         iters: Cell::new(0),
+        deadline: Duration::try_from_secs_f64(settings.max_wall_time)
+            .ok()
+            .and_then(|d| t.checked_add(d)),
+        timed_out: Cell::new(false),
     };
     let mut ipopt = Ipopt::new(w).map_err(|e| SolverError::InvalidProblem(format!("{e:?}")))?;
     ipopt.set_option("print_level", 0);
@@ -213,12 +221,18 @@ pub fn ipopt_solve(
     }
     ipopt.set_intermediate_callback(Some(|w: &mut Wrapped<'_>, d| {
         w.iters.set(d.iter_count.max(0) as usize);
-        true
+        let late = w.deadline.is_some_and(|end| Instant::now() >= end);
+        w.timed_out.set(late);
+        !late
     }));
     let r = ipopt.solve();
     let sol = &r.solver_data.solution;
+    let timed_out = r.solver_data.problem.timed_out.get();
     let out = BaselineSolve {
-        status: map_status(r.status),
+        status: match r.status {
+            SolveStatus::UserRequestedStop if timed_out => Status::MaxTime,
+            other => map_status(other),
+        },
         iterations: r.solver_data.problem.iters.get(),
         objective: r.objective_value,
         x: sol.primal_variables.to_vec(),
@@ -233,8 +247,12 @@ pub fn ipopt_solve(
     })
 }
 
-/// The MPCC homotopy of [`MpccSolver`](super::MpccSolver) (same relaxed NLPs, σ schedule,
-/// warm starts and stop test; no polishing) with IPOPT as the NLP solver.
+/// The MPCC homotopy of [`MpccSolver`] with IPOPT as the NLP solver: the relaxed NLPs are
+/// those of an [`MpccSolver`] built for `nlp` ([`MpccSolver::relaxed`]), with its σ schedule,
+/// primal–dual warm starts, initial barrier `mu_warm_factor σ_k`, wall-clock limit and stop
+/// test ([`MpccSolver::stop_residual`], the measure of [`MpccSettings::stop_measure`]); no
+/// polishing. The [`MpccSolver`] (its IPM work space included) is built once per call and
+/// counts in the reported time.
 pub fn ipopt_mpcc(
     nlp: &dyn Nlp,
     comp: &dyn Complementarity,
@@ -243,7 +261,7 @@ pub fn ipopt_mpcc(
     x0: Option<&[f64]>,
 ) -> Result<MpccResult, SolverError> {
     let t0 = Instant::now();
-    let mut relaxed = RelaxedNlp::new(nlp, comp, settings.relaxation)?;
+    let mut ours = MpccSolver::new(nlp, comp, settings.clone())?;
     let n = nlp.n();
     let k = comp.n_pairs();
     let mut x = vec![0.0; n];
@@ -270,15 +288,21 @@ pub fn ipopt_mpcc(
         (a, b, c)
     };
     for kk in 0..settings.max_homotopy_steps {
-        relaxed.sigma = sigma;
+        let left = settings.max_wall_time - t0.elapsed().as_secs_f64();
+        if left <= 0.0 {
+            last = Status::MaxTime;
+            break;
+        }
+        ours.relaxed().sigma = sigma;
         let mut s = settings.ipm.clone();
-        s.max_wall_time = (settings.max_wall_time - t0.elapsed().as_secs_f64()).max(1e-3);
+        s.max_wall_time = left.min(settings.ipm.max_wall_time);
         if kk > 0 {
             s.mu_init = (settings.mu_warm_factor * sigma).clamp(1e-9, 1e-3);
         }
+        let relaxed: &dyn Nlp = ours.relaxed();
         let r = match &warm {
             Some(w) => ipopt_solve(
-                &relaxed,
+                relaxed,
                 p,
                 &w.x,
                 Some(WarmStart {
@@ -288,11 +312,12 @@ pub fn ipopt_mpcc(
                 }),
                 &s,
             )?,
-            None => ipopt_solve(&relaxed, p, &x, None, &s)?,
+            None => ipopt_solve(relaxed, p, &x, None, &s)?,
         };
         iters += r.iterations;
         last = r.status;
         let (rmin, _, _) = resid(&r.x, &mut gv, &mut hv);
+        let r_stop = ours.stop_residual(&r.x, p);
         steps.push(HomotopyStep {
             sigma,
             status: r.status,
@@ -306,8 +331,11 @@ pub fn ipopt_mpcc(
             x.copy_from_slice(&r.x);
             warm = Some(r);
         }
-        if ok && rmin <= settings.comp_tol {
+        if ok && r_stop <= settings.comp_tol {
             converged = true;
+            break;
+        }
+        if last == Status::MaxTime {
             break;
         }
         sigma *= settings.kappa;

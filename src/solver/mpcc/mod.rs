@@ -212,7 +212,7 @@ impl<'a> MpccSolver<'a> {
     }
 
     /// The stop-test measure of [`MpccSettings::stop_measure`] at `x`.
-    fn stop_residual(&mut self, x: &[f64], p: &[f64]) -> f64 {
+    pub fn stop_residual(&mut self, x: &[f64], p: &[f64]) -> f64 {
         let (rmin, rprod, _) = self.residuals(x, p);
         match self.settings.stop_measure {
             StopMeasure::Min => rmin,
