@@ -8,13 +8,16 @@
 //! plant (Scholtes relaxation, initial impacts allowed), with a reference that moves forward.
 //! Asserts that the hopper stays up, moves forward and that most plans are verified; prints per
 //! tick the state, the applied control, the plan source, the attempt's status, solve time,
-//! homotopy steps and IPM iterations (no timing asserts).
+//! homotopy steps and IPM iterations, and the plant's IPM iterations (no timing asserts).
+//! `PLANT_SUBSTEPS=K,L,...` sets the plant's sub-step levels after failed attempts (default
+//! `4,4`; empty for none).
 
 use fesdj_mpc::cli::run::solve_options;
 use fesdj_mpc::config::Problem;
-use fesdj_mpc::fesdj::{FesdjOptions, FesdjProblem, Simulator};
+use fesdj_mpc::fesdj::{FesdjOptions, FesdjProblem, Simulator, SolveOptions};
 use fesdj_mpc::mpc::{
-    run_closed_loop_with, ClosedLoopOptions, Controller, Fallback, MpcSettings, PlanSource,
+    run_closed_loop_with, ClosedLoopOptions, Controller, Fallback, MpcError, MpcSettings,
+    PlanSource,
 };
 use std::path::Path;
 
@@ -62,24 +65,44 @@ fn main() {
         },
     )
     .expect("controller");
-    let mut plant = Simulator::new(
-        problem.cls_model().expect("model"),
-        dt,
-        &FesdjOptions {
-            n_intervals: 1,
-            // A plant must apply an impulse whenever a state needs one, also at a step start.
-            no_initial_impacts: false,
-            ..setup.options.clone()
-        },
-        {
-            // The plant simulates with the spec's default relaxation (Scholtes): with the ℓ1
-            // penalty the one-step problems under hip torque end at comp ≈ 1e-4 (stick/slip).
-            let mut o = solve_options(&problem);
-            o.solver.relaxation = fesdj_mpc::solver::Relaxation::Scholtes;
-            o
-        },
-    )
-    .expect("plant");
+    // The plant has its own accurate settings, not the controller's real-time ones: the
+    // default homotopy (Scholtes, r_⊥ ≤ 1e-9, IPM tol 1e-10), impulses allowed at a step start,
+    // and element lengths free in [0, 2 h̄] (γ_h = 1) so that a touchdown anywhere in the step
+    // can sit on a grid point (with the controller's γ_h = 0.5 only the middle half can). A
+    // step whose attempts all fail is integrated in sub-steps (`PLANT_SUBSTEPS`).
+    let plant_options = FesdjOptions {
+        n_intervals: 1,
+        no_initial_impacts: false,
+        gamma_h: 1.0,
+        ..setup.options.clone()
+    };
+    // Sub-step levels, e.g. `4,4`: 4 sub-steps after failed attempts, 4 sub-sub-steps after
+    // a failed sub-step.
+    let levels: Vec<usize> = std::env::var("PLANT_SUBSTEPS")
+        .unwrap_or_else(|_| "4,4".into())
+        .split(',')
+        .filter_map(|v| v.trim().parse().ok())
+        .filter(|&n| n >= 2)
+        .collect();
+    let sim = |step: f64| {
+        Simulator::new(
+            problem.cls_model().expect("model"),
+            step,
+            &plant_options,
+            SolveOptions::default(),
+        )
+        .expect("plant")
+    };
+    let mut steps = vec![dt];
+    for n in &levels {
+        steps.push(steps[steps.len() - 1] / *n as f64);
+    }
+    let mut plant = sim(steps[steps.len() - 1]);
+    for &step in steps.iter().rev().skip(1) {
+        let mut coarser = sim(step);
+        coarser.set_fallback(plant).expect("fallback");
+        plant = coarser;
+    }
     // x_ref of interval k at tick time t: the x coordinate at t + (k + 1) dt.
     let x_start = x0[0];
     let mut reference = |t: f64, p: &mut [f64]| {
@@ -104,15 +127,33 @@ fn main() {
             seed: 1,
         },
         Some(&mut reference),
-    )
-    .expect("closed loop");
+    );
+    // A failed plant step ends the run: print the ticks before it, then its (x, u) to
+    // reproduce it standalone.
+    let (log, failure) = match log {
+        Ok(log) => (log, None),
+        Err(MpcError::PlantFailed {
+            tick,
+            t,
+            status,
+            x,
+            u,
+            log,
+        }) => (
+            *log,
+            Some(format!(
+                "plant failed at tick {tick} (t {t:.2}): {status:?}, x {x:?}, u {u:?}"
+            )),
+        ),
+        Err(e) => panic!("closed loop: {e}"),
+    };
     for t in &log.ticks {
         let gap = t.q[1] - t.q[4] * (t.q[2] + t.q[3]).cos();
         eprintln!(
-            "{}t {:.2} x {:.3} z {:.3} pitch {:+.3} gap {:.4} u [{:+.1}, {:+.1}] {:?} {:?} {:.1} ms hom {} it {}",
+            "{}t {:.2} x {:.3} z {:.3} pitch {:+.3} gap {:.4} u [{:+.1}, {:+.1}] {:?} {:?} {:.1} ms hom {} it {} plant it {}",
             if t.plant_failed { "PLANT FAILED " } else { "" },
             t.t, t.q[0], t.q[1], t.q[2], gap, t.u[0], t.u[1], t.source, t.status,
-            t.solve_time_s * 1e3, t.homotopy_steps, t.nlp_iterations
+            t.solve_time_s * 1e3, t.homotopy_steps, t.nlp_iterations, t.plant_nlp_iterations
         );
     }
     let s = &log.summary;
@@ -125,8 +166,18 @@ fn main() {
         s.counters,
         s.plant_failures
     );
+    let pit: Vec<usize> = log.ticks.iter().map(|t| t.plant_nlp_iterations).collect();
+    eprintln!(
+        "plant: {} steps, IPM iterations per step mean {:.0}, max {}",
+        pit.len(),
+        pit.iter().sum::<usize>() as f64 / pit.len().max(1) as f64,
+        pit.iter().max().copied().unwrap_or(0)
+    );
     let xf = &log.final_state;
     eprintln!("final {xf:?}");
+    if let Some(f) = failure {
+        panic!("{f}");
+    }
     // Does not fall: the body stays up and nearly upright at every tick and at the end.
     for t in &log.ticks {
         assert!(t.q[1] > 0.25, "body down at t = {}: z = {}", t.t, t.q[1]);

@@ -13,7 +13,8 @@
 //! `deadline_misses`, `verified_fraction`, `fallback_ticks`, `plant_failures`, `counters`).
 //!
 //! Exit codes: 0 every tick had a verified fresh plan and every plant step converged, 1 some
-//! did not (outputs are still written), 2 usage, configuration or I/O error.
+//! did not (outputs are still written; a failed plant step ends the run, its tick, time and
+//! status are `plant_failure` in LOG.json), 2 usage, configuration or I/O error.
 
 use std::path::PathBuf;
 
@@ -23,7 +24,9 @@ use super::plot::{plot_svg, PlotData};
 use super::run::{labels, solve_options, RunError};
 use crate::config::{MpcSetup, Problem};
 use crate::fesdj::{FesdjOptions, FesdjProblem, Simulator};
-use crate::mpc::{run_closed_loop, ClosedLoopLog, ClosedLoopOptions, Controller, PlanSource};
+use crate::mpc::{
+    run_closed_loop, ClosedLoopLog, ClosedLoopOptions, Controller, MpcError, PlanSource,
+};
 
 /// Arguments of `fesdj mpc`.
 #[derive(clap::Args, Debug, Clone)]
@@ -93,7 +96,11 @@ pub fn build(problem: Problem) -> Result<ClosedLoop, RunError> {
         no_initial_impacts: false,
         ..pp.config.fesdj.clone()
     };
-    let plant = Simulator::new(pp.cls_model()?, setup.dt, &options, solve_options(pp))?;
+    let mut plant = Simulator::new(pp.cls_model()?, setup.dt, &options, solve_options(pp))?;
+    // A plant step whose attempts all fail is integrated in 4 sub-steps (a failed plant step
+    // ends the run, see `run_closed_loop`).
+    let fine = Simulator::new(pp.cls_model()?, setup.dt / 4.0, &options, solve_options(pp))?;
+    plant.set_fallback(fine)?;
     Ok(ClosedLoop {
         problem,
         setup,
@@ -216,8 +223,24 @@ pub fn mpc(args: &MpcArgs) -> Result<Value, RunError> {
         seed: cl.setup.seed,
     };
     let x0 = cl.problem.x0();
-    let log = run_closed_loop(&mut cl.controller, &mut cl.plant, &x0, &options)?;
-    let doc = log_document(&cl.problem, &cl.setup, &log);
+    // A failed plant step ends the run: the ticks before it are written, with the failure
+    // (`plant_failure`, `summary.plant_failures` = 1, exit code 1).
+    let (log, failure) = match run_closed_loop(&mut cl.controller, &mut cl.plant, &x0, &options) {
+        Ok(log) => (log, None),
+        Err(MpcError::PlantFailed {
+            tick,
+            t,
+            status,
+            log,
+            ..
+        }) => (*log, Some(json!({"tick": tick, "t": t, "status": status}))),
+        Err(e) => return Err(e.into()),
+    };
+    let mut doc = log_document(&cl.problem, &cl.setup, &log);
+    if let Some(f) = failure {
+        doc["plant_failure"] = f;
+        doc["summary"]["plant_failures"] = json!(1);
+    }
     if let Some(out) = &args.output {
         let text = serde_json::to_string_pretty(&doc)?;
         std::fs::write(out, text + "\n").map_err(|e| RunError::Write {

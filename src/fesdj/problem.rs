@@ -383,6 +383,31 @@ impl FesdjProblem {
         Ok(())
     }
 
+    /// Bounds of variable `i` for the next solves: `Some((lb, ub))`, or `None` for the
+    /// transcribed bounds. For a simulator that restricts a step to a contact mode (e.g. no
+    /// impulse at a grid point: `Λ_n = 0` there), see [`Simulator`](super::Simulator).
+    pub fn set_variable_bounds(
+        &mut self,
+        i: usize,
+        bounds: Option<(f64, f64)>,
+    ) -> Result<(), FesdjError> {
+        if i >= self.layout.n_w {
+            return Err(FesdjError::Problem {
+                field: "variable".into(),
+                why: format!("{i} out of range 0..{}", self.layout.n_w),
+            });
+        }
+        let (lb, ub) = bounds.unwrap_or((self.lbw0[i], self.ubw0[i]));
+        if lb.is_nan() || ub.is_nan() || lb > ub {
+            return Err(FesdjError::Problem {
+                field: format!("bounds of variable {i}"),
+                why: format!("needs lb ≤ ub, got [{lb}, {ub}]"),
+            });
+        }
+        self.solver.nlp().set_bounds(i, lb, ub);
+        Ok(())
+    }
+
     fn check_interval(&self, k: usize) -> Result<(), FesdjError> {
         if k < self.layout.n_intervals() {
             Ok(())

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::cls::ClsModel;
 use super::error::FesdjError;
+use super::layout::{FrictionIndex, Layout};
 use super::ocp::Ocp;
 use super::options::FesdjOptions;
 use super::problem::{FesdjProblem, SolveOptions, Start};
@@ -74,6 +75,71 @@ pub struct Simulator {
     retry_guess: Vec<f64>,
     x: Vec<f64>,
     have_good: bool,
+    /// Contact-mode restrictions of the attempts (on by default, see [`Simulator::step`]).
+    modes: bool,
+    /// Force variables: per impulse block (chain order) `Λ_n`, `Λ_d`/`Λ_t` and the cone slack
+    /// `B`; and every stage's `λ_n`, `λ_d`/`λ_t`, `β`.
+    impulse_forces: Vec<Vec<usize>>,
+    stage_forces: Vec<usize>,
+    /// The start point of an attempt (sized once).
+    start: Vec<f64>,
+    /// A finer simulator of the same model and its number of steps per step
+    /// ([`Simulator::set_fallback`]).
+    fallback: Option<(Box<Simulator>, usize)>,
+}
+
+/// The contact mode an attempt of [`Simulator::step`] is restricted to, by fixing force
+/// variables to 0. A solution of a restricted problem solves the full problem: the restriction
+/// only removes the other branches of the relaxed complementarity (see `Simulator::step`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// No restriction.
+    Free,
+    /// No impulse and no contact force anywhere in the step.
+    Flight,
+    /// No impulse at any grid point; stage forces free (stance, lift-off).
+    NoImpulse,
+    /// An impulse only at impulse block `i` (chain order); stage forces free (touchdown).
+    ImpulseAt(usize),
+}
+
+/// The force variables of `layout` (see [`Simulator`]'s fields).
+fn force_indices(layout: &Layout) -> (Vec<Vec<usize>>, Vec<usize>) {
+    fn friction(f: &FrictionIndex, out: &mut Vec<usize>) {
+        match f {
+            FrictionIndex::None => {}
+            FrictionIndex::Polyhedral {
+                lambda_d, beta_d, ..
+            } => {
+                out.extend(lambda_d);
+                out.push(*beta_d);
+            }
+            FrictionIndex::Conic { lambda_t, beta, .. } => {
+                out.extend(lambda_t);
+                out.push(*beta);
+            }
+        }
+    }
+    let mut impulses = Vec::new();
+    let mut stages = Vec::new();
+    for iv in &layout.intervals {
+        for e in &iv.elements {
+            if let Some(imp) = &e.impulse {
+                let mut v = imp.lambda_n.clone();
+                for f in &imp.friction {
+                    friction(f, &mut v);
+                }
+                impulses.push(v);
+            }
+            for st in &e.stages {
+                stages.extend(&st.lambda_n);
+                for f in &st.friction {
+                    friction(f, &mut stages);
+                }
+            }
+        }
+    }
+    (impulses, stages)
 }
 
 /// Result of one integration step.
@@ -114,6 +180,7 @@ impl Simulator {
         let ocp = Ocp::new(model, vec![0.0; 2 * n_q]);
         let problem = FesdjProblem::new(&ocp, &options, solve)?;
         let n_w = problem.n_w();
+        let (impulse_forces, stage_forces) = force_indices(problem.layout());
         Ok(Simulator {
             problem,
             step_time,
@@ -122,7 +189,85 @@ impl Simulator {
             retry_guess: vec![0.0; n_w],
             x: vec![0.0; 2 * n_q],
             have_good: false,
+            modes: true,
+            impulse_forces,
+            stage_forces,
+            start: vec![0.0; n_w],
+            fallback: None,
         })
+    }
+
+    /// Sub-stepping: when every attempt of a step fails, integrate the step with `fine`
+    /// instead, a simulator of the same model whose step is this one's divided by an integer
+    /// `n_sub ≥ 2` (its own attempts, and its own fallback if it has one). Errors if the step
+    /// times do not divide or the state sizes differ. [`Simulator::run`] records the samples of
+    /// this problem's (failed) solution for such a step; its end state is the fine one.
+    pub fn set_fallback(&mut self, fine: Simulator) -> Result<(), FesdjError> {
+        let ratio = self.step_time / fine.step_time;
+        let n_sub = ratio.round();
+        if !(n_sub >= 2.0 && (ratio - n_sub).abs() <= 1e-9 * ratio) || fine.x.len() != self.x.len()
+        {
+            return Err(FesdjError::InvalidOption {
+                field: "fallback".into(),
+                why: format!(
+                    "needs a step {} / n (integer n ≥ 2) and {} states, got step {} and {} states",
+                    self.step_time,
+                    self.x.len(),
+                    fine.step_time,
+                    fine.x.len()
+                ),
+            });
+        }
+        self.fallback = Some((Box::new(fine), n_sub as usize));
+        Ok(())
+    }
+
+    /// Enable or disable the contact-mode attempts of [`Simulator::step`] (on by default; off
+    /// gives the attempts of §4.6 only).
+    pub fn set_contact_modes(&mut self, on: bool) {
+        self.modes = on;
+    }
+
+    /// Restrict the problem to `mode` (bounds of the force variables; no allocation).
+    fn restrict(&mut self, mode: Mode) -> Result<(), FesdjError> {
+        let zero = Some((0.0, 0.0));
+        let stage = if mode == Mode::Flight { zero } else { None };
+        for &i in &self.stage_forces {
+            self.problem.set_variable_bounds(i, stage)?;
+        }
+        for (b, idx) in self.impulse_forces.iter().enumerate() {
+            let fixed = match mode {
+                Mode::Free => None,
+                Mode::Flight | Mode::NoImpulse => zero,
+                Mode::ImpulseAt(a) => (a != b).then_some((0.0, 0.0)),
+            };
+            for &i in idx {
+                self.problem.set_variable_bounds(i, fixed)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// One attempt restricted to `mode`, from the default guess (impulse modes: the §4.6
+    /// retry guess at that grid point) with every state at `x` (§5.9).
+    fn attempt(&mut self, mode: Mode, x: &[f64]) -> Result<SolveStats, FesdjError> {
+        let mut w = std::mem::take(&mut self.start);
+        match mode {
+            Mode::ImpulseAt(a) => match self.problem.impulse_points().nth(a) {
+                Some((k, n)) => self.problem.retry_guess_at(k, n, &mut w),
+                None => w.copy_from_slice(self.problem.guess()),
+            },
+            _ => w.copy_from_slice(self.problem.guess()),
+        }
+        let r = self
+            .restrict(mode)
+            .and_then(|()| self.problem.write_states(x, &mut w))
+            .and_then(|()| self.problem.solve_only(Start::Primal(&w)));
+        self.start = w;
+        let reset = self.restrict(Mode::Free);
+        let r = r?;
+        reset?;
+        Ok(r)
     }
 
     /// Enable or disable warm starts and the retry of §4.6 (both on by default).
@@ -163,6 +308,25 @@ impl Simulator {
         let first = if warm { Start::Previous } else { Start::Guess };
         let mut stats = self.problem.solve_only(first)?;
         let mut retries = 0;
+        if self.retry && self.modes && !stats.status.is_success() {
+            // Contact modes, cheapest first: flight, no impulse (stance, lift-off), then an
+            // impulse at one grid point at a time (touchdown).
+            let n_imp = self.impulse_forces.len();
+            let mut m = 0;
+            while !stats.status.is_success() && m < 2 + n_imp {
+                let mode = match m {
+                    0 => Mode::Flight,
+                    1 => Mode::NoImpulse,
+                    a => Mode::ImpulseAt(a - 2),
+                };
+                m += 1;
+                if mode == Mode::NoImpulse && n_imp == 0 {
+                    continue;
+                }
+                stats = merge(stats, self.attempt(mode, x)?);
+                retries += 1;
+            }
+        }
         if self.retry {
             if !stats.status.is_success() {
                 self.problem.retry_guess(&mut self.retry_guess);
@@ -208,10 +372,30 @@ impl Simulator {
                 self.retry_guess = guess;
             }
         }
-        stats.retried_steps = usize::from(retries > 0);
-        stats.failed_steps = usize::from(!stats.status.is_success());
         self.have_good = stats.status.is_success();
         self.problem.final_state_into(&mut self.x);
+        if !stats.status.is_success() {
+            if let Some((fine, n_sub)) = self.fallback.as_mut() {
+                // Sub-steps from x: the fine steps' status replaces the failed one (the
+                // fine simulator's last solution then holds the end state, this problem's
+                // solution stays the failed attempt's).
+                let mut sub = SolveStats::empty();
+                self.x.copy_from_slice(x);
+                fine.have_good = false;
+                for _ in 0..*n_sub {
+                    let r = fine.step(&self.x, u)?;
+                    sub.accumulate(&r.stats);
+                    self.x.copy_from_slice(&fine.x);
+                    if !r.stats.status.is_success() {
+                        break;
+                    }
+                }
+                stats = merge(stats, sub);
+                retries += 1;
+            }
+        }
+        stats.retried_steps = usize::from(retries > 0);
+        stats.failed_steps = usize::from(!stats.status.is_success());
         Ok(StepResult { stats })
     }
 

@@ -47,8 +47,11 @@ pub struct TickLog {
     pub homotopy_steps: usize,
     /// Interior-point iterations of the solve attempt.
     pub nlp_iterations: usize,
-    /// The plant step failed to converge (its state is then the solver's last iterate).
+    /// The plant step failed to converge. Always false in a returned log: a failed plant step
+    /// ends the run with [`MpcError::PlantFailed`] (kept for the log format).
     pub plant_failed: bool,
+    /// Interior-point iterations of the plant step (every attempt, sub-steps included).
+    pub plant_nlp_iterations: usize,
 }
 
 /// Statistics of a run.
@@ -64,7 +67,7 @@ pub struct Summary {
     pub homotopy_steps_mean: f64,
     /// Controller counters (solves, verified, failures, deadline misses, fallbacks).
     pub counters: Counters,
-    /// Plant steps that did not converge.
+    /// Plant steps that did not converge (0 in a returned log, see [`TickLog::plant_failed`]).
     pub plant_failures: usize,
 }
 
@@ -123,6 +126,13 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 
 /// Run `ctrl` in closed loop with `plant` from `x0` for `options.steps` ticks of one plant
 /// step each.
+///
+/// A plant step that fails (after the simulator's own attempts and sub-steps, see
+/// [`Simulator::step`] and [`Simulator::set_fallback`]) ends the run with
+/// [`MpcError::PlantFailed`] naming the tick: the failed solve's end state is the solver's last
+/// iterate, not a state of the plant, and continuing from it (what earlier versions did) makes
+/// every later tick meaningless. Holding the previous state instead would freeze the plant
+/// while time runs. Give the plant accurate settings (not the controller's real-time ones).
 pub fn run_closed_loop(
     ctrl: &mut Controller,
     plant: &mut Simulator,
@@ -167,7 +177,6 @@ pub fn run_closed_loop_with(
     let mut x = x0.to_vec();
     let mut meas = x0.to_vec();
     let mut ticks = Vec::with_capacity(options.steps);
-    let mut plant_failures = 0;
     for step in 0..options.steps {
         let t = step as f64 * dt;
         for i in 0..n_x {
@@ -187,9 +196,16 @@ pub fn run_closed_loop_with(
             });
         let u = ctrl.control(t).to_vec();
         let r = plant.step(&x, &u)?;
-        let plant_failed = !r.stats.status.is_success();
-        if plant_failed {
-            plant_failures += 1;
+        if !r.stats.status.is_success() {
+            let log = finish(dt, ticks, x.clone(), ctrl.counters());
+            return Err(MpcError::PlantFailed {
+                tick: step,
+                t,
+                status: r.stats.status,
+                x,
+                u,
+                log: Box::new(log),
+            });
         }
         ticks.push(TickLog {
             t,
@@ -201,10 +217,21 @@ pub fn run_closed_loop_with(
             solve_time_s,
             homotopy_steps,
             nlp_iterations,
-            plant_failed,
+            plant_failed: false,
+            plant_nlp_iterations: r.stats.nlp_iterations,
         });
         x.copy_from_slice(plant.state());
     }
+    Ok(finish(dt, ticks, x, ctrl.counters()))
+}
+
+/// The log of `ticks` with its summary.
+fn finish(
+    dt: f64,
+    ticks: Vec<TickLog>,
+    final_state: Vec<f64>,
+    counters: Counters,
+) -> ClosedLoopLog {
     let mut times: Vec<f64> = ticks
         .iter()
         .map(|k| k.solve_time_s)
@@ -225,13 +252,13 @@ pub fn run_closed_loop_with(
         } else {
             hs.iter().sum::<f64>() / hs.len() as f64
         },
-        counters: ctrl.counters(),
-        plant_failures,
+        counters,
+        plant_failures: 0,
     };
-    Ok(ClosedLoopLog {
+    ClosedLoopLog {
         dt,
         ticks,
-        final_state: x,
+        final_state,
         summary,
-    })
+    }
 }

@@ -26,6 +26,23 @@ pub enum MpcError {
         /// What is wrong.
         why: String,
     },
+    /// The plant (the FESD-J simulator of a closed-loop run) did not integrate a control tick:
+    /// the run stops there, since the failed solve's end state is not a state of the plant.
+    #[error("plant step of tick {tick} (t = {t} s) failed: {status:?}")]
+    PlantFailed {
+        /// The tick (0-based).
+        tick: usize,
+        /// Its time, seconds.
+        t: f64,
+        /// The status of the plant's last attempt.
+        status: crate::solver::Status,
+        /// The plant state `(q, v)` the step started from (to reproduce it).
+        x: Vec<f64>,
+        /// The applied control.
+        u: Vec<f64>,
+        /// The log of the ticks before (its `final_state` is `x`).
+        log: Box<super::ClosedLoopLog>,
+    },
     /// `solve` was called before any state was set.
     #[error("no state has been set; call set_state before solve")]
     NoState,
