@@ -74,6 +74,10 @@ fn main() {
         n_intervals: 1,
         no_initial_impacts: false,
         gamma_h: 1.0,
+        // The accurate plant of config/hopper_mpc.yaml (`mpc.plant`), not the controller's
+        // coarse n_s = 1, N_FE = 1.
+        n_s: 2,
+        n_fe: 2,
         ..setup.options.clone()
     };
     // Sub-step levels, e.g. `4,4`: 4 sub-steps after failed attempts, 4 sub-sub-steps after

@@ -39,6 +39,10 @@ fn plant(problem: &Problem) -> Simulator {
         n_intervals: 1,
         no_initial_impacts: false,
         gamma_h: 1.0,
+        // The accurate plant of config/hopper_mpc.yaml (`mpc.plant`), not the controller's
+        // coarse n_s = 1, N_FE = 1.
+        n_s: 2,
+        n_fe: 2,
         ..setup.options.clone()
     };
     let sim = |dt: f64| {
