@@ -298,6 +298,22 @@ fn references(spec: &OcpSpec, n_x: usize, t: f64, n: usize) -> Result<Refs, Conf
 }
 
 impl Problem {
+    /// The FESD-J options built from the file, and the per-contact guesses against its
+    /// contacts (errors name `fesdj`).
+    fn check_fesdj(&self, options: &FesdjOptions) -> Result<(), ConfigError> {
+        options
+            .validate()
+            .and_then(|()| {
+                options
+                    .initial_guess
+                    .check_contacts(self.contact_names().len())
+            })
+            .map_err(|source| ConfigError::Fesdj {
+                field: "fesdj".into(),
+                source,
+            })
+    }
+
     /// The OCP of the `ocp` and `horizon` sections.
     pub fn ocp(&self) -> Result<OcpSetup, ConfigError> {
         let Some(h) = &self.config.horizon else {
@@ -320,13 +336,7 @@ impl Problem {
             t_final: h.t,
             ..self.config.fesdj.clone()
         };
-        options
-            .validate()
-            .and_then(|()| (options.initial_guess).check_contacts(self.contact_names().len()))
-            .map_err(|source| ConfigError::Fesdj {
-                field: "fesdj".into(),
-                source,
-            })?;
+        self.check_fesdj(&options)?;
         let spec = self.config.ocp.clone().unwrap_or_default();
         let sym = Rc::new(self.symbols().clone());
         let (n_q, n_u) = (sym.n_q(), sym.n_u());
@@ -487,13 +497,7 @@ impl Problem {
             t_final: s.t_sim / s.n_sim as f64,
             ..self.config.fesdj.clone()
         };
-        options
-            .validate()
-            .and_then(|()| (options.initial_guess).check_contacts(self.contact_names().len()))
-            .map_err(|source| ConfigError::Fesdj {
-                field: "fesdj".into(),
-                source,
-            })?;
+        self.check_fesdj(&options)?;
         let n_u = self.symbols().n_u();
         let controls = match &s.u {
             None => vec![vec![0.0; n_u]; s.n_sim],

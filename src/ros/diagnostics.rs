@@ -201,21 +201,17 @@ impl Diagnostics {
     /// The warning to log for the plan error just recorded, throttled like
     /// [`record_no_state`](Self::record_no_state) but separately from it (`None`: suppressed).
     pub fn plan_error_warning(&mut self, now: Instant, throttle: StdDuration) -> Option<String> {
-        match self.plan_warn {
-            Some(t) if now.duration_since(t) < throttle => {
-                self.plan_suppressed += 1;
-                None
-            }
-            _ => {
-                self.plan_warn = Some(now);
-                let n = std::mem::take(&mut self.plan_suppressed);
-                Some(if n > 0 {
-                    format!("{} ({n} similar ticks suppressed)", self.last_plan_error)
-                } else {
-                    self.last_plan_error.clone()
-                })
-            }
-        }
+        let n = throttled(
+            &mut self.plan_warn,
+            &mut self.plan_suppressed,
+            now,
+            throttle,
+        )?;
+        Some(if n > 0 {
+            format!("{} ({n} similar ticks suppressed)", self.last_plan_error)
+        } else {
+            self.last_plan_error.clone()
+        })
     }
 
     /// A control tick without a valid state (nothing planned). Returns the warning to log,
@@ -228,21 +224,17 @@ impl Diagnostics {
     ) -> Option<String> {
         self.last_status = "no valid state";
         self.state_ok = false;
-        match self.tick_warn {
-            Some(t) if now.duration_since(t) < throttle => {
-                self.tick_suppressed += 1;
-                None
-            }
-            _ => {
-                self.tick_warn = Some(now);
-                let n = std::mem::take(&mut self.tick_suppressed);
-                Some(if n > 0 {
-                    format!("not planning: {fault} ({n} similar ticks suppressed)")
-                } else {
-                    format!("not planning: {fault}")
-                })
-            }
-        }
+        let n = throttled(
+            &mut self.tick_warn,
+            &mut self.tick_suppressed,
+            now,
+            throttle,
+        )?;
+        Some(if n > 0 {
+            format!("not planning: {fault} ({n} similar ticks suppressed)")
+        } else {
+            format!("not planning: {fault}")
+        })
     }
 
     /// Writes the report into `msg` (reusing its strings) and starts a new window.
@@ -360,6 +352,26 @@ fn status_with_keys(name: &str, keys: &[&str], with_fault_kinds: bool) -> Diagno
 fn set(kv: &mut KeyValue, args: std::fmt::Arguments) {
     kv.value.clear();
     let _ = kv.value.write_fmt(args);
+}
+
+/// One throttled warning stream: `None` (and one more suppressed) within `throttle` of the
+/// last warning, else the number of warnings suppressed since it (the warning is due now).
+fn throttled(
+    last: &mut Option<Instant>,
+    suppressed: &mut u64,
+    now: Instant,
+    throttle: StdDuration,
+) -> Option<u64> {
+    match *last {
+        Some(t) if now.duration_since(t) < throttle => {
+            *suppressed += 1;
+            None
+        }
+        _ => {
+            *last = Some(now);
+            Some(std::mem::take(suppressed))
+        }
+    }
 }
 
 #[cfg(test)]
