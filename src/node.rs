@@ -142,6 +142,16 @@ impl MpcProvider {
         &self.controller
     }
 
+    /// The controller's command (the plan in charge with its tracking feedback, or the
+    /// fallback law) for the last state, in effort-joint order.
+    fn write_command(&mut self, effort: &mut [f64]) -> Result<(), mpc::MpcError> {
+        let u = self.controller.command(self.t, &self.q, &self.v)?;
+        for (e, &c) in effort.iter_mut().zip(&self.effort_control) {
+            *e = u.get(c).copied().unwrap_or(0.0);
+        }
+        Ok(())
+    }
+
     fn seconds(&mut self, stamp: Time) -> f64 {
         let origin = *self.t_origin.get_or_insert(stamp);
         (stamp.to_nanos() - origin.to_nanos()) as f64 * 1e-9
@@ -213,22 +223,20 @@ impl PlanProvider for MpcProvider {
         plan.stats.homotopy_steps = p.homotopy_steps as u32;
         plan.stats.iterations = p.nlp_iterations as u32;
         plan.stats.deadline_missed = p.last_attempt == Status::MaxTime;
-        let u = self.controller.control(self.t);
-        for (e, &c) in plan.effort.iter_mut().zip(&self.effort_control) {
-            *e = u.get(c).copied().unwrap_or(0.0);
-        }
-        Ok(())
+        Ok(self.write_command(&mut plan.effort)?)
     }
 
     fn failure_effort(&mut self, effort: &mut [f64]) -> bool {
+        self.have_state && self.write_command(effort).is_ok()
+    }
+
+    fn track(&mut self, state: &RobotState, effort: &mut [f64]) -> bool {
         if !self.have_state {
+            // Nothing planned yet: the ticks decide.
             return false;
         }
-        let u = self.controller.control(self.t);
-        for (e, &c) in effort.iter_mut().zip(&self.effort_control) {
-            *e = u.get(c).copied().unwrap_or(0.0);
-        }
-        true
+        self.on_state(state);
+        self.write_command(effort).is_ok()
     }
 
     fn fallback_effort(&mut self, _fault: &StateFault, _effort: &mut [f64]) -> bool {
@@ -391,6 +399,13 @@ pub fn setup(
     let coords = sym.q.clone();
     // Reflect the effective values in the declared parameters.
     p.rate_hz = setup.rate_hz;
+    if !is_given(&["command_rate_hz"]) {
+        p.command_rate_hz = if setup.command_rate_hz > setup.rate_hz {
+            setup.command_rate_hz
+        } else {
+            0.0
+        };
+    }
     let ocp = problem.ocp()?;
     p.horizon_n = ocp.options.n_intervals as i64;
     p.horizon_t = ocp.options.t_final;

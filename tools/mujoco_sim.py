@@ -603,8 +603,29 @@ class Bridge:
             base = pos + [x, y, z, w] + [float(a) for a in lin] + ang
         return q, v, base
 
+    def _hold_until_command(self):
+        """--start-on-command: publish the initial state (physics not stepped, the robot held
+        where the scenario puts it) until the first valid effort command arrives, as a robot
+        that is switched on only once its controller is up. Gives up after --start-timeout."""
+        period = 1.0 / self.a.rate
+        t_start = time.monotonic()
+        while not self.stop:
+            now = time.monotonic()
+            self._read_commands(now)
+            if self.cmd_time is not None:
+                self.events.append({"t": 0.0, "event": "first command", "waited_s": round(now - t_start, 4)})
+                return
+            if now - t_start > self.a.start_timeout:
+                self.events.append({"t": 0.0, "event": "no command: started anyway",
+                                    "waited_s": round(now - t_start, 4)})
+                return
+            self._publish(now)
+            time.sleep(period)
+
     def run(self):
         mj, m, d = self.mj, self.model, self.data
+        if self.a.start_on_command:
+            self._hold_until_command()
         dt = m.opt.timestep
         every = max(1, int(round(1.0 / (self.a.rate * dt))))
         frame_every = max(1, int(round(1.0 / (self.a.frame_rate * dt)))) if self.a.frames else 0
@@ -710,6 +731,10 @@ def main(argv=None):
     ap.add_argument("--command-timeout", type=float, default=0.1, help="older commands give zero torque (s)")
     ap.add_argument("--command-topic", default="/fesdj_mpc/effort_command")
     ap.add_argument("--effort-joints", default="", help="order of effort_command (default: config actuated)")
+    ap.add_argument("--start-on-command", action="store_true",
+                    help="hold the initial state (publishing it) until the first effort command arrives")
+    ap.add_argument("--start-timeout", type=float, default=30.0,
+                    help="with --start-on-command: start anyway after this many seconds")
     ap.add_argument("--log", help="write the run log (JSON) here")
     ap.add_argument("--frames", help="write a PNG strip of offscreen frames here")
     ap.add_argument("--frame-rate", type=float, default=10.0)

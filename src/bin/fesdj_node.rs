@@ -37,8 +37,15 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     }
     let p = &config.params;
     eprintln!(
-        "[INFO] fesdj_node: joints {:?}, efforts {:?}, {} Hz, horizon N = {} T = {} s, sim {}, enabled {}",
-        p.joint_names, p.effort_joints, p.rate_hz, p.horizon_n, p.horizon_t, p.sim, p.start_enabled
+        "[INFO] fesdj_node: joints {:?}, efforts {:?}, {} Hz (commands {} Hz), horizon N = {} T = {} s, sim {}, enabled {}",
+        p.joint_names,
+        p.effort_joints,
+        p.rate_hz,
+        if p.command_rate_hz > 0.0 { p.command_rate_hz } else { p.rate_hz },
+        p.horizon_n,
+        p.horizon_t,
+        p.sim,
+        p.start_enabled
     );
     let stop = shutdown::flag_on_signals()?;
     let mut rt = NodeRuntime::new(config)?;

@@ -2,7 +2,7 @@
 //! coordinate names of the controls.
 
 use crate::ad::{Function, Sx};
-use crate::mpc::MpcSettings;
+use crate::mpc::{MpcSettings, Tracking};
 
 use super::error::{invalid, shape, ConfigError};
 use super::ocp_build::vector;
@@ -20,6 +20,8 @@ pub struct MpcSetup {
     pub rate_hz: f64,
     /// Control period `1 / rate_hz` (the plant step of a closed-loop run).
     pub dt: f64,
+    /// Command rate of the node (Hz, ≥ `rate_hz`; `mpc.command_rate_hz`).
+    pub command_rate_hz: f64,
     /// Closed-loop ticks.
     pub steps: usize,
     /// Deadline of every solve (s).
@@ -69,6 +71,8 @@ impl Problem {
             warm_retries,
             tail_simulation,
             max_penetration,
+            tracking,
+            command_rate_hz,
             accept_comp_residual,
             actuated,
             effort_limit,
@@ -147,6 +151,27 @@ impl Problem {
             actuated,
             effort_limit,
             fallback: fallback.unwrap_or(defaults.fallback),
+            tracking: match tracking {
+                Some(t) => {
+                    let kp = numbers("mpc.tracking.kp", &t.kp, n_u)?;
+                    let kd = numbers("mpc.tracking.kd", &t.kd, n_u)?;
+                    Some(Tracking { kp, kd })
+                }
+                None => None,
+            },
+        };
+        let command_rate_hz = match command_rate_hz {
+            Some(r) => {
+                let r = positive("mpc.command_rate_hz", r)?;
+                if r < rate_hz {
+                    return Err(invalid(
+                        "mpc.command_rate_hz",
+                        format!("must be ≥ mpc.rate_hz ({rate_hz}), got {r}"),
+                    ));
+                }
+                r
+            }
+            None => rate_hz,
         };
         settings.validate(n_q, n_u).map_err(|e| match e {
             crate::mpc::MpcError::Settings { field, why } => invalid(format!("mpc.{field}"), why),
@@ -162,6 +187,7 @@ impl Problem {
         Ok(MpcSetup {
             rate_hz,
             dt,
+            command_rate_hz,
             steps,
             deadline_s,
             settings,

@@ -61,6 +61,8 @@ pub struct Config {
 ///   effort_limit: 20       # per control, symmetric (default: from the OCP's u bounds)
 ///   fallback: {damping: {kd: 1}}         # or {hold_position: {kp: 10, kd: 1}}
 ///   tail_simulation: true  # warm starts simulate their last interval (default false)
+///   tracking: {kp: [20, 200], kd: [1, 5]}  # PD on the plan between re-plans (default none)
+///   command_rate_hz: 250   # node: commands per second, re-plans at rate_hz (default rate_hz)
 ///   noise: {std: [1e-3, 0, 1e-3, 0], seed: 7}   # measurement noise on (q, v) (default none)
 ///   plant: {model: {mu: 0.25}}           # overrides for the plant's model (mismatch)
 /// ```
@@ -97,6 +99,13 @@ pub struct MpcSpec {
     /// deeper one is refused as bad input.
     #[serde(default)]
     pub max_penetration: Option<f64>,
+    /// PD feedback around the plan between re-plans (`mpc::Tracking`; default none).
+    #[serde(default)]
+    pub tracking: Option<TrackingSpec>,
+    /// Rate (Hz) at which the node sends commands: between two re-plans (`rate_hz`) it applies
+    /// the plan with the `tracking` feedback to every fresh measurement (default `rate_hz`).
+    #[serde(default)]
+    pub command_rate_hz: Option<f64>,
     /// Largest `max G·H` of an accepted, not fully converged homotopy.
     pub accept_comp_residual: Option<f64>,
     /// Coordinate (by name) driven by each control.
@@ -109,6 +118,16 @@ pub struct MpcSpec {
     pub noise: Option<NoiseSpec>,
     /// Plant mismatch: overrides of `model`, `fesdj`, `solver` for the plant's build.
     pub plant: Option<super::tree::Tree>,
+}
+
+/// `mpc.tracking`: gains per control (or one for all).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrackingSpec {
+    /// Position gains.
+    pub kp: Numbers,
+    /// Velocity gains.
+    pub kd: Numbers,
 }
 
 /// Gaussian measurement noise of `fesdj mpc`.

@@ -60,6 +60,8 @@ pub struct Controller {
     wall: f64,
     q_hold: Vec<f64>,
     u_fallback: Vec<f64>,
+    /// [`Controller::command`]'s output.
+    u_command: Vec<f64>,
     ever_verified: bool,
     fallback_engaged: bool,
     failures_in_row: usize,
@@ -117,6 +119,7 @@ impl Controller {
             wall: f64::NAN,
             q_hold: vec![0.0; n_q],
             u_fallback: vec![0.0; n_u],
+            u_command: vec![0.0; n_u],
             ever_verified: false,
             fallback_engaged: false,
             failures_in_row: 0,
@@ -472,6 +475,50 @@ impl Controller {
             &mut self.u_fallback,
         );
         &self.u_fallback
+    }
+}
+
+impl Controller {
+    /// The command for a fresh measurement `(q, v)` at absolute time `t`, without re-planning
+    /// (between ticks): with a plan in charge that covers `t`, its control plus the
+    /// [`Tracking`](super::Tracking) feedback towards its interpolated prediction (clamped to
+    /// the effort limits; the control alone without `tracking`); otherwise the fallback law at
+    /// `(q, v)`. Bad sizes or non-finite values are errors; nothing is allocated.
+    pub fn command(&mut self, t: f64, q: &[f64], v: &[f64]) -> Result<&[f64], MpcError> {
+        check("q", q, self.n_q)?;
+        check("v", v, self.n_q)?;
+        if !t.is_finite() {
+            return Err(MpcError::BadInput {
+                what: "t".into(),
+                why: format!("must be finite, got {t}"),
+            });
+        }
+        if !self.current.covers(t) {
+            self.settings.fallback.control(
+                &self.settings.actuated,
+                &self.settings.effort_limit,
+                q,
+                v,
+                &self.q_hold,
+                &mut self.u_fallback,
+            );
+            return Ok(&self.u_fallback);
+        }
+        let u_plan = self.current.control_at(t);
+        self.u_command.copy_from_slice(u_plan);
+        if let Some(tr) = &self.settings.tracking {
+            for (i, u) in self.u_command.iter_mut().enumerate() {
+                let Some(&a) = self.settings.actuated.get(i) else {
+                    continue;
+                };
+                let (q_hat, v_hat) = self.current.state_at(t, a);
+                *u += tr.kp[i] * (q_hat - q[a]) + tr.kd[i] * (v_hat - v[a]);
+                if let Some(&lim) = self.settings.effort_limit.get(i) {
+                    *u = u.clamp(-lim, lim);
+                }
+            }
+        }
+        Ok(&self.u_command)
     }
 }
 

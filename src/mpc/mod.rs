@@ -28,4 +28,4 @@ pub use error::MpcError;
 pub use fallback::Fallback;
 pub use plan::{Plan, PlanSource};
 pub use projection::GapProjection;
-pub use settings::MpcSettings;
+pub use settings::{MpcSettings, Tracking};

@@ -149,6 +149,33 @@ impl Plan {
         &self.u[k * self.n_u..(k + 1) * self.n_u]
     }
 
+    /// Predicted position and velocity of coordinate `c` at absolute time `t`, linear in time
+    /// between the grid points (clamped to the horizon; at an impact point, where two grid
+    /// points share a time, the post-impact values).
+    pub fn state_at(&self, t: f64, c: usize) -> (f64, f64) {
+        let rel = t - self.t0;
+        let n = self.times.len();
+        if n == 0 || c >= self.n_q {
+            return (0.0, 0.0);
+        }
+        let mut p = 0;
+        while p + 2 < n && rel >= self.times[p + 1] {
+            p += 1;
+        }
+        let at = |k: usize| (self.q[k * self.n_q + c], self.v[k * self.n_q + c]);
+        if n == 1 {
+            return at(0);
+        }
+        let (t_a, t_b) = (self.times[p], self.times[p + 1]);
+        let s = if t_b > t_a {
+            ((rel - t_a) / (t_b - t_a)).clamp(0.0, 1.0)
+        } else {
+            1.0
+        };
+        let ((qa, va), (qb, vb)) = (at(p), at(p + 1));
+        (qa + s * (qb - qa), va + s * (vb - va))
+    }
+
     /// Predicted positions at grid point `p`.
     pub fn q_at(&self, p: usize) -> &[f64] {
         &self.q[p * self.n_q..(p + 1) * self.n_q]

@@ -36,6 +36,26 @@ pub struct MpcSettings {
     pub effort_limit: Vec<f64>,
     /// The fallback law (default joint damping `k_d = 1`).
     pub fallback: Fallback,
+    /// Feedback on the plan between re-plans ([`Controller::command`](super::Controller::command);
+    /// default none: the plan's controls alone).
+    pub tracking: Option<Tracking>,
+}
+
+/// PD feedback around the plan in charge: control `i` applies
+/// `u_i(t) + k_p,i (q̂_a(t) − q_a) + k_d,i (v̂_a(t) − v_a)` on its coordinate `a`
+/// (`MpcSettings::actuated[i]`), with `(q̂, v̂)` the plan's prediction interpolated linearly
+/// in time between its grid points, clamped to the effort limit. The planned controls are
+/// piecewise constant over a whole control interval and planned from a state that is already
+/// one solve time old when they are applied; the feedback, evaluated at every fresh
+/// measurement, rejects the plant's departure from the prediction inside the interval (the
+/// usual joint-level loop under an MPC).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tracking {
+    /// Position gain per control (length `n_u`).
+    pub kp: Vec<f64>,
+    /// Velocity gain per control (length `n_u`).
+    pub kd: Vec<f64>,
 }
 
 impl Default for MpcSettings {
@@ -50,6 +70,7 @@ impl Default for MpcSettings {
             actuated: Vec::new(),
             effort_limit: Vec::new(),
             fallback: Fallback::default(),
+            tracking: None,
         }
     }
 }
@@ -109,6 +130,28 @@ impl MpcSettings {
         let (kp, kd) = self.fallback.gains();
         if !(kp.is_finite() && kp >= 0.0 && kd.is_finite() && kd >= 0.0) {
             return Err(bad("fallback", "gains must be finite and ≥ 0".into()));
+        }
+        if let Some(t) = &self.tracking {
+            if self.actuated.is_empty() && n_u > 0 {
+                return Err(bad(
+                    "tracking",
+                    "needs the coordinate of every control (actuated)".into(),
+                ));
+            }
+            for (name, g) in [("tracking.kp", &t.kp), ("tracking.kd", &t.kd)] {
+                if g.len() != n_u {
+                    return Err(bad(
+                        name,
+                        format!("needs one gain per input ({n_u}), got {}", g.len()),
+                    ));
+                }
+                if let Some(i) = g.iter().position(|&x| !(x.is_finite() && x >= 0.0)) {
+                    return Err(bad(
+                        &format!("{name}[{i}]"),
+                        format!("must be finite and ≥ 0, got {}", g[i]),
+                    ));
+                }
+            }
         }
         Ok(())
     }

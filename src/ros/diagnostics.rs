@@ -26,7 +26,7 @@ const INPUT_KEYS: [&str; 4] = [
     "rejected_since_last_report",
     "last_rejection",
 ];
-const CONTROLLER_KEYS: [&str; 15] = [
+const CONTROLLER_KEYS: [&str; 16] = [
     "enabled",
     "status",
     "solve_time_ms",
@@ -42,6 +42,7 @@ const CONTROLLER_KEYS: [&str; 15] = [
     "tick_overruns",
     "rate_hz",
     "publish_failures",
+    "tracking_commands",
 ];
 
 /// Counters and throttling state of one node.
@@ -68,6 +69,8 @@ pub struct Diagnostics {
     deadline_misses_window: u64,
     /// Fallback effort commands published.
     pub fallback_commands: u64,
+    /// Effort commands sent between re-plans (`command_rate_hz`).
+    pub tracking_commands: u64,
     /// Publications that failed (send window full, serialisation).
     pub publish_failures: u64,
     /// Whether the node currently publishes commands.
@@ -106,6 +109,7 @@ impl Diagnostics {
             deadline_misses: 0,
             deadline_misses_window: 0,
             fallback_commands: 0,
+            tracking_commands: 0,
             publish_failures: 0,
             enabled,
             last_status: "none",
@@ -315,6 +319,7 @@ impl Diagnostics {
         set(&mut v[12], format_args!("{}", self.tick_overruns));
         set(&mut v[13], format_args!("{rate:.2}"));
         set(&mut v[14], format_args!("{}", self.publish_failures));
+        set(&mut v[15], format_args!("{}", self.tracking_commands));
 
         self.window_start = now;
         self.ticks_at_window_start = self.ticks;

@@ -91,6 +91,9 @@ pub struct NodeRuntime {
     enabled: bool,
     throttle: StdDuration,
     period: StdDuration,
+    /// `command_rate_hz` above `rate_hz` (and no internal plant): the period of the commands
+    /// sent between plan ticks ([`PlanProvider::track`]).
+    command_period: Option<StdDuration>,
     /// `sim: true`: publisher of the simulated `joint_states`, its message, the effort
     /// applied to the plant during the current period, and whether the plant has a state yet.
     sim: Option<SimPlant>,
@@ -235,6 +238,9 @@ impl NodeRuntime {
             enabled: p.start_enabled,
             throttle: StdDuration::from_secs_f64(p.warn_throttle_s),
             period: StdDuration::from_secs_f64(1.0 / p.rate_hz),
+            // The internal plant steps once per tick with one command: nothing to track.
+            command_period: (p.command_rate_hz > p.rate_hz && sim.is_none())
+                .then(|| StdDuration::from_secs_f64(1.0 / p.command_rate_hz)),
             events: Events::with_capacity(64),
             poll,
             joint_sub,
@@ -299,10 +305,12 @@ impl NodeRuntime {
         let start = Instant::now();
         let mut next_tick = start + self.period;
         let mut next_diag = start + diag_period;
+        let mut next_command = self.command_period.map(|c| start + c);
         while !stop.load(Ordering::Relaxed) {
             let now = Instant::now();
             let timeout = next_tick
                 .min(next_diag)
+                .min(next_command.unwrap_or(next_tick))
                 .saturating_duration_since(now)
                 .min(StdDuration::from_millis(50));
             match self.poll.poll(&mut self.events, Some(timeout)) {
@@ -320,6 +328,19 @@ impl NodeRuntime {
                     self.diag.tick_overruns += 1;
                     next_tick = now + self.period;
                 }
+                // The tick sent a command: the next tracking command one period later.
+                if let Some(c) = self.command_period {
+                    next_command = Some(Instant::now() + c);
+                }
+            } else if let (Some(at), Some(c)) = (next_command, self.command_period) {
+                if now >= at {
+                    self.command_tick(provider);
+                    let mut next = at + c;
+                    if next <= now {
+                        next = now + c;
+                    }
+                    next_command = Some(next);
+                }
             }
             if now >= next_diag {
                 self.publish_diagnostics(now);
@@ -329,7 +350,19 @@ impl NodeRuntime {
                 }
             }
         }
-        self.log(LogLevel::Info, "shutting down");
+        let d = &self.diag;
+        let summary = format!(
+            "shutting down after {} ticks: {} plans published, {} plan errors, {} deadline \
+             misses, {} fallback and {} tracking commands, {} publish failures",
+            d.ticks,
+            d.plans_published,
+            d.plan_errors,
+            d.deadline_misses,
+            d.fallback_commands,
+            d.tracking_commands,
+            d.publish_failures
+        );
+        self.log(LogLevel::Info, &summary);
         Ok(())
     }
 
@@ -454,6 +487,24 @@ impl NodeRuntime {
     fn record_applied(&mut self) {
         if let Some(sim) = &mut self.sim {
             sim.applied.copy_from_slice(&self.effort_msg.data);
+        }
+    }
+
+    /// Between plan ticks: the provider's command for the latest valid state, if it has one.
+    /// Without a valid state nothing is sent (the next tick handles the fault).
+    fn command_tick<P: PlanProvider + ?Sized>(&mut self, provider: &mut P) {
+        if !self.enabled {
+            return;
+        }
+        let Ok(state) = self.validator.current(Time::now()) else {
+            return;
+        };
+        if provider.track(state, &mut self.fallback) && self.fallback.iter().all(|u| u.is_finite())
+        {
+            let msg = Arc::make_mut(&mut self.effort_msg);
+            refill(&mut msg.data, &self.fallback);
+            publish(&self.effort_pub, &self.effort_msg, &mut self.diag);
+            self.diag.tracking_commands += 1;
         }
     }
 

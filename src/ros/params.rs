@@ -12,6 +12,7 @@
 //! | `robot_description_path` | string | `""` | robot URDF replacing `model.robot.urdf` of the config (empty: the config's); alias `urdf_path` |
 //! | `config_file` | string | `""` | FESD-J problem file YAML with `horizon`, `ocp`, `mpc` (empty: the embedded demo); alias `config_path` |
 //! | `rate_hz` | double | 50.0 | control rate; each tick plans once (0 < rate ≤ 1000); `fesdj_node`: default the config's `mpc.rate_hz` |
+//! | `command_rate_hz` | double | 0.0 | rate of `~/effort_command` between re-plans: the provider applies its last plan (with its feedback) to every fresh state (0: once per tick; else ≥ `rate_hz`, ≤ 1000); `fesdj_node`: default the config's `mpc.command_rate_hz` |
 //! | `horizon.N` | integer | 20 | grid intervals of the horizon (1 ≤ N ≤ 10000); `fesdj_node`: default the config's |
 //! | `horizon.T` | double | 0.5 | horizon length in seconds (> 0); `fesdj_node`: default the config's |
 //! | `weights.q`, `weights.v`, `weights.u` | double array | `[]` | diagonal tracking weights (empty: config's); ≥ 0 |
@@ -116,6 +117,8 @@ pub struct NodeParams {
     pub config_path: String,
     /// `rate_hz`.
     pub rate_hz: f64,
+    /// `command_rate_hz` (0: one command per tick).
+    pub command_rate_hz: f64,
     /// `horizon.N`.
     pub horizon_n: i64,
     /// `horizon.T` in seconds.
@@ -154,6 +157,7 @@ impl Default for NodeParams {
             urdf_path: String::new(),
             config_path: String::new(),
             rate_hz: 50.0,
+            command_rate_hz: 0.0,
             horizon_n: 20,
             horizon_t: 0.5,
             weights_q: Vec::new(),
@@ -174,10 +178,11 @@ impl Default for NodeParams {
 }
 
 /// Every declared parameter name, in declaration order.
-pub const PARAMETER_NAMES: [&str; 18] = [
+pub const PARAMETER_NAMES: [&str; 19] = [
     "robot_description_path",
     "config_file",
     "rate_hz",
+    "command_rate_hz",
     "horizon.N",
     "horizon.T",
     "weights.q",
@@ -324,6 +329,13 @@ impl NodeParams {
                     }
                     p.rate_hz = r;
                 }
+                "command_rate_hz" => {
+                    let r = s.double()?;
+                    if !(r.is_finite() && (0.0..=1000.0).contains(&r)) {
+                        return Err(s.invalid(format!("must be in [0, 1000] Hz, got {r}")));
+                    }
+                    p.command_rate_hz = r;
+                }
                 "horizon.N" => {
                     let n = s.int()?;
                     if !(1..=10_000).contains(&n) {
@@ -387,6 +399,15 @@ impl NodeParams {
             reason,
             origin: None,
         };
+        if self.command_rate_hz > 0.0 && self.command_rate_hz < self.rate_hz {
+            return Err(invalid(
+                "command_rate_hz",
+                format!(
+                    "{} Hz is below rate_hz ({} Hz); give 0 for one command per tick",
+                    self.command_rate_hz, self.rate_hz
+                ),
+            ));
+        }
         if self.joint_names.is_empty() {
             return Err(invalid(
                 "joint_names",
@@ -455,6 +476,7 @@ impl NodeParams {
             ("robot_description_path", V::String(self.urdf_path.clone())),
             ("config_file", V::String(self.config_path.clone())),
             ("rate_hz", V::Double(self.rate_hz)),
+            ("command_rate_hz", V::Double(self.command_rate_hz)),
             ("horizon.N", V::Integer(self.horizon_n)),
             ("horizon.T", V::Double(self.horizon_t)),
             ("weights.q", V::DoubleArray(self.weights_q.clone())),
@@ -498,7 +520,7 @@ mod tests {
         assert_eq!(p.rate_hz, 50.0);
         assert_eq!(p.service_mapping, ServiceConvention::FastRtps);
         let d = p.declarations();
-        assert_eq!(d.len(), 17);
+        assert_eq!(d.len(), 18);
         for (name, _) in &d {
             assert!(PARAMETER_NAMES.contains(name), "{name}");
         }
@@ -554,6 +576,17 @@ mod tests {
         );
         let e = NodeParams::from_overrides(&[cli("rate_hz", V::Double(-5.0))]).unwrap_err();
         assert!(matches!(e, ParamsError::Invalid { .. }) && e.to_string().contains("rate_hz"));
+        let e =
+            NodeParams::from_overrides(&[cli("command_rate_hz", V::Double(2000.0))]).unwrap_err();
+        assert!(e.to_string().contains("command_rate_hz"), "{e}");
+        let (mut slow, _) =
+            NodeParams::from_overrides(&[cli("command_rate_hz", V::Integer(10))]).unwrap();
+        slow.joint_names = vec!["hip".into()];
+        let e = slow.validate().unwrap_err();
+        assert!(
+            e.to_string().contains("command_rate_hz") && e.to_string().contains("below rate_hz"),
+            "{e}"
+        );
         let e = NodeParams::from_overrides(&[cli("rat_hz", V::Double(5.0))]).unwrap_err();
         assert!(matches!(e, ParamsError::Unknown { .. }) && e.to_string().contains("rat_hz"));
         let e = NodeParams::from_overrides(&[cli("service_mapping", V::String("zenoh".into()))])

@@ -253,6 +253,16 @@ pub trait PlanProvider {
         false
     }
 
+    /// Called between plan ticks, at `command_rate_hz`, with the latest validated state (not
+    /// passed to [`on_state`](Self::on_state)): the provider may write an effort command from
+    /// its plan in charge and that state (e.g. the plan's control plus feedback on the
+    /// predicted trajectory) and return `true` to have it published on `~/effort_command`.
+    /// The default publishes nothing (the last command stays in force).
+    fn track(&mut self, state: &RobotState, effort: &mut [f64]) -> bool {
+        let _ = (state, effort);
+        false
+    }
+
     /// `sim: true`: write the simulated plant's state (positions and velocities in
     /// `joint_names` order; `stamp` is set by the node) and return `true`. The node publishes
     /// it on `joint_states` and plans from it. The default (no plant) returns `false`.
