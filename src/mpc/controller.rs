@@ -205,6 +205,12 @@ impl Controller {
             )));
         }
         let n_u = layout.u(n_int - 1).len();
+        // One bounded solve per tail (no retry from scratch: a failed tail only costs the
+        // plain shift).
+        sim.set_strategy(true, false);
+        if self.wall.is_finite() && self.wall > 0.0 {
+            sim.problem().set_max_wall_time(TAIL_BUDGET * self.wall)?;
+        }
         self.tail = Some(Tail {
             sim,
             x: vec![0.0; 2 * self.n_q],
@@ -353,6 +359,17 @@ impl Controller {
             self.counters.projected_states += 1;
         }
         self.problem.set_initial_state(&self.x_plan)?;
+        let wall = deadline.as_secs_f64();
+        if wall != self.wall {
+            self.problem.set_max_wall_time(wall)?;
+            // The tail simulation runs after the solve within the same tick: a bounded share
+            // of the budget (nominally it takes a few per cent of it), or it could hold the
+            // control thread for as long as its NLP wanders.
+            if let Some(t) = self.tail.as_mut() {
+                t.sim.problem().set_max_wall_time(TAIL_BUDGET * wall)?;
+            }
+            self.wall = wall;
+        }
         let (sigma0, start) = if self.warm {
             let start = match &self.tail {
                 Some(t) if self.settings.shift && t.ready => Start::ShiftedTail(&t.values),
@@ -367,11 +384,6 @@ impl Controller {
         if sigma0 != self.sigma0 {
             self.problem.set_sigma0(sigma0)?;
             self.sigma0 = sigma0;
-        }
-        let wall = deadline.as_secs_f64();
-        if wall != self.wall {
-            self.problem.set_max_wall_time(wall)?;
-            self.wall = wall;
         }
         let stats = self.problem.solve_only(start)?;
         if stats.status == Status::MaxTime {
@@ -477,6 +489,9 @@ impl Controller {
         &self.u_fallback
     }
 }
+
+/// Share of a tick's solve budget given to the tail simulation.
+const TAIL_BUDGET: f64 = 0.25;
 
 impl Controller {
     /// The command for a fresh measurement `(q, v)` at absolute time `t`, without re-planning
