@@ -28,8 +28,9 @@ use thiserror::Error;
 
 use crate::cli::mpc::{build, ClosedLoop};
 use crate::cli::run::RunError;
-use crate::config::{ConfigError, Problem};
+use crate::config::{ConfigError, ModelSource, Problem};
 use crate::fesdj::Simulator;
+use crate::model::{zyx_from_odometry, RootJoint};
 use crate::mpc::{self, PlanSource};
 use crate::ros::args::{ArgsError, RosArgs};
 use crate::ros::msg::Time;
@@ -125,7 +126,21 @@ pub struct MpcProvider {
     t_origin: Option<Time>,
     have_state: bool,
     enabled: bool,
+    /// `floating_base`: the coordinates of `ZYX_BASE` (set from odom).
+    base_coord: Option<[usize; 6]>,
+    /// Why the last odom could not be mapped to the base coordinates.
+    base_fault: Option<&'static str>,
 }
+
+/// The base coordinates of a `floating_zyx` root, in order.
+const ZYX_BASE: [&str; 6] = [
+    "root_x",
+    "root_y",
+    "root_z",
+    "root_yaw",
+    "root_pitch",
+    "root_roll",
+];
 
 impl std::fmt::Debug for MpcProvider {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -140,6 +155,12 @@ impl MpcProvider {
     /// The controller (counters, current plan).
     pub fn controller(&self) -> &mpc::Controller {
         &self.controller
+    }
+
+    /// The last state given to [`PlanProvider::on_state`] in the model's coordinates
+    /// (`floating_base`: the base coordinates from odom), positions and velocities.
+    pub fn state(&self) -> (&[f64], &[f64]) {
+        (&self.q, &self.v)
     }
 
     /// The controller's command (the plan in charge with its tracking feedback, or the
@@ -164,6 +185,28 @@ impl PlanProvider for MpcProvider {
             self.q[c] = state.position[j];
             self.v[c] = state.velocity[j];
         }
+        self.base_fault = None;
+        if let (Some(bc), Some(b)) = (self.base_coord, &state.base) {
+            match zyx_from_odometry(
+                &b.position,
+                &b.orientation,
+                &b.linear_velocity,
+                &b.angular_velocity,
+            ) {
+                Some((qb, vb)) => {
+                    for (k, &c) in bc.iter().enumerate() {
+                        self.q[c] = qb[k];
+                        self.v[c] = vb[k];
+                    }
+                }
+                None => {
+                    self.base_fault = Some(
+                        "odom: orientation not a unit quaternion or at pitch ±90° \
+                         (ZYX rates undefined)",
+                    )
+                }
+            }
+        }
         self.t = self.seconds(state.stamp);
         self.have_state = true;
     }
@@ -171,6 +214,9 @@ impl PlanProvider for MpcProvider {
     fn plan(&mut self, deadline: Instant, plan: &mut Plan) -> Result<(), ProviderError> {
         if !self.have_state {
             return Err("no state".into());
+        }
+        if let Some(why) = self.base_fault {
+            return Err(why.into());
         }
         self.controller.set_state(self.t, &self.q, &self.v)?;
         // The problem file's `mpc.deadline_s` bounds the solve (default one control period,
@@ -236,6 +282,9 @@ impl PlanProvider for MpcProvider {
             return false;
         }
         self.on_state(state);
+        if self.base_fault.is_some() {
+            return false;
+        }
         self.write_command(effort).is_ok()
     }
 
@@ -380,12 +429,20 @@ pub fn setup(
     } else {
         Problem::load(&absolute(&p.config_path), &sets)?
     };
-    if p.floating_base {
+    let floating_zyx = matches!(&problem.model,
+        ModelSource::Robot(r) if r.model.root == RootJoint::FloatingZyx);
+    if p.floating_base && !floating_zyx {
         return Err(SetupError::Mismatch {
             name: "floating_base".into(),
-            why: "the MPC node takes the base coordinates (planar root) from joint_states; \
-                  floating quaternion bases are not supported by FESD-J (q̇ = v)"
+            why: "needs a URDF model with `root: floating_zyx` (its six base coordinates come \
+                  from odom); a planar root's base coordinates travel in joint_states"
                 .into(),
+        });
+    }
+    if p.floating_base && p.sim {
+        return Err(SetupError::Mismatch {
+            name: "floating_base".into(),
+            why: "the internal plant (sim: true) publishes joint_states only, no odom".into(),
         });
     }
     let cl = build(problem)?;
@@ -409,8 +466,31 @@ pub fn setup(
     let ocp = problem.ocp()?;
     p.horizon_n = ocp.options.n_intervals as i64;
     p.horizon_t = ocp.options.t_final;
+    // With `floating_base` the base coordinates come from odom, the rest from joint_states.
+    let base_coord = if p.floating_base {
+        let mut bc = [0; 6];
+        for (b, name) in bc.iter_mut().zip(ZYX_BASE) {
+            *b = coords
+                .iter()
+                .position(|c| c == name)
+                .ok_or_else(|| SetupError::Mismatch {
+                    name: "floating_base".into(),
+                    why: format!("the model has no base coordinate '{name}'"),
+                })?;
+        }
+        Some(bc)
+    } else {
+        None
+    };
+    let is_base = |c: &String| base_coord.is_some() && ZYX_BASE.contains(&c.as_str());
     if p.joint_names.is_empty() {
-        p.joint_names = coords.clone();
+        p.joint_names = coords.iter().filter(|c| !is_base(c)).cloned().collect();
+    }
+    if let Some(j) = p.joint_names.iter().find(|j| is_base(j)) {
+        return Err(SetupError::Mismatch {
+            name: "joint_names".into(),
+            why: format!("'{j}' is a base coordinate: with floating_base it comes from odom"),
+        });
     }
     let mut joint_coord = Vec::with_capacity(p.joint_names.len());
     for j in &p.joint_names {
@@ -424,7 +504,10 @@ pub fn setup(
             }
         }
     }
-    if let Some(missing) = coords.iter().find(|c| !p.joint_names.contains(c)) {
+    if let Some(missing) = coords
+        .iter()
+        .find(|c| !is_base(c) && !p.joint_names.contains(c))
+    {
         return Err(SetupError::Mismatch {
             name: "joint_names".into(),
             why: format!(
@@ -468,6 +551,8 @@ pub fn setup(
         t_origin: None,
         have_state: false,
         enabled: p.start_enabled,
+        base_coord,
+        base_fault: None,
     };
     config.params.validate()?;
     Ok((config, provider, warnings))

@@ -171,6 +171,58 @@ pub fn zyx_angular_velocity<S: Scalar>(angles: &V3<S>, rates: &V3<S>) -> V3<S> {
     [b[0] + rates[2], b[1], b[2]]
 }
 
+/// `floating_zyx` coordinates and rates of a base pose and twist as odometry carries them
+/// (nav_msgs/Odometry): position `p` in the world, unit quaternion `(x, y, z, w)`, linear and
+/// angular velocity in the base frame. Returns `q = (p, yaw, pitch, roll)` and
+/// `q̇ = (R v_lin, E⁻¹ ω)` (`E` of [`zyx_angular_velocity`]); `None` for a quaternion that is
+/// not finite and non-zero, or at pitch ±90° (within 1e-9 of `cos pitch = 0`) where the ZYX rates
+/// are undefined.
+pub fn zyx_from_odometry(
+    position: &[f64; 3],
+    quaternion: &[f64; 4],
+    linear: &[f64; 3],
+    angular: &[f64; 3],
+) -> Option<([f64; 6], [f64; 6])> {
+    let n = quaternion.iter().map(|x| x * x).sum::<f64>().sqrt();
+    if !(n.is_finite() && n > 0.0) {
+        return None;
+    }
+    let [x, y, z, w] = quaternion.map(|c| c / n);
+    let r = quat_to_matrix(x, y, z, w);
+    let yaw = r[1][0].atan2(r[0][0]);
+    let pitch = (-r[2][0]).clamp(-1.0, 1.0).asin();
+    let roll = r[2][1].atan2(r[2][2]);
+    if pitch.cos() < 1e-9 {
+        return None;
+    }
+    let angles = [yaw, pitch, roll];
+    // ω = E rates with E's columns the body rates of unit angle rates; solve by Cramer.
+    let cols: [[f64; 3]; 3] = [0, 1, 2].map(|c| {
+        let mut e = [0.0; 3];
+        e[c] = 1.0;
+        zyx_angular_velocity(&angles, &e)
+    });
+    let det3 = |a: &[f64; 3], b: &[f64; 3], c: &[f64; 3]| {
+        a[0] * (b[1] * c[2] - b[2] * c[1]) - b[0] * (a[1] * c[2] - a[2] * c[1])
+            + c[0] * (a[1] * b[2] - a[2] * b[1])
+    };
+    let d = det3(&cols[0], &cols[1], &cols[2]);
+    let rates = [
+        det3(angular, &cols[1], &cols[2]) / d,
+        det3(&cols[0], angular, &cols[2]) / d,
+        det3(&cols[0], &cols[1], angular) / d,
+    ];
+    let mut q = [0.0; 6];
+    let mut v = [0.0; 6];
+    for i in 0..3 {
+        q[i] = position[i];
+        q[3 + i] = angles[i];
+        v[i] = (0..3).map(|k| r[i][k] * linear[k]).sum();
+        v[3 + i] = rates[i];
+    }
+    Some((q, v))
+}
+
 /// The map `T(q)` (6×6, row-major) from the six `floating_zyx` root rates `q̇ = (ṗ, angle
 /// rates)` to the free-flyer's local twist `[Rᵀ ṗ; E q̇_angles]`. Power is preserved with
 /// `τ_zyx = Tᵀ τ_ff` and `M_zyx = Tᵀ M_ff T`. `T` is singular at pitch ±90°.
@@ -215,6 +267,29 @@ mod tests {
                 assert!((w[k] - w2[k]).abs() < 1e-12, "{w:?} {w2:?}");
             }
         }
+    }
+
+    #[test]
+    fn odometry_gives_back_the_zyx_coordinates_and_rates() {
+        let q = [0.3, -1.2, 0.45, 2.9, -0.7, 0.4];
+        let rates = [0.5, -1.5, 2.0, 0.8, -0.3, 1.1];
+        let ang = [q[3], q[4], q[5]];
+        // Forward: what odometry reports for this state.
+        let quat = zyx_to_quaternion::<f64>(&ang);
+        let r = zyx_to_matrix::<f64>(&ang);
+        let lin: [f64; 3] = [0, 1, 2].map(|i| (0..3).map(|k| r[k][i] * rates[k]).sum());
+        let omega = zyx_angular_velocity::<f64>(&ang, &[rates[3], rates[4], rates[5]]);
+        let pos = [q[0], q[1], q[2]];
+        // A quaternion of another sign and scale is the same orientation.
+        let scaled = quat.map(|c| -2.0 * c);
+        let (q2, v2) = zyx_from_odometry(&pos, &scaled, &lin, &omega).unwrap();
+        for i in 0..6 {
+            assert!((q2[i] - q[i]).abs() < 1e-12, "q {q2:?} {q:?}");
+            assert!((v2[i] - rates[i]).abs() < 1e-12, "v {v2:?} {rates:?}");
+        }
+        assert!(zyx_from_odometry(&pos, &[0.0; 4], &lin, &omega).is_none());
+        let up = zyx_to_quaternion::<f64>(&[0.1, std::f64::consts::FRAC_PI_2, 0.0]);
+        assert!(zyx_from_odometry(&pos, &up, &lin, &omega).is_none());
     }
 
     #[test]

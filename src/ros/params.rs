@@ -17,7 +17,7 @@
 //! | `horizon.T` | double | 0.5 | horizon length in seconds (> 0); `fesdj_node`: default the config's |
 //! | `weights.q`, `weights.v`, `weights.u` | double array | `[]` | diagonal tracking weights (empty: config's); ≥ 0 |
 //! | `sim` | bool | false | run the FESD-J simulator as plant inside the node (it publishes `joint_states`); `fesdj_node` without a config file: true |
-//! | `floating_base` | bool | false | also subscribe `odom` (nav_msgs/Odometry) for the base |
+//! | `floating_base` | bool | false | also subscribe `odom` (nav_msgs/Odometry) for the base; `fesdj_node`: a `floating_zyx` root's six base coordinates come from it |
 //! | `joint_names` | string array | `[]` | controlled joints: order of q, v, u in plans and trajectories |
 //! | `effort_joints` | string array | `[]` | order of `~/effort_command` (empty: `joint_names`) |
 //! | `stale_state_timeout` | double | 0.1 | a state older than this (s) is not planned from (> 0) |
