@@ -288,14 +288,7 @@ impl Controller {
     /// Set the measured state at time `t`. A non-finite value or a wrong length is rejected
     /// and nothing changes (the controller keeps its plan or fallback).
     pub fn set_state(&mut self, t: f64, q: &[f64], v: &[f64]) -> Result<(), MpcError> {
-        check("q", q, self.n_q)?;
-        check("v", v, self.n_q)?;
-        if !t.is_finite() {
-            return Err(MpcError::BadInput {
-                what: "t".into(),
-                why: format!("time must be finite, got {t}"),
-            });
-        }
+        check_measurement(t, q, v, self.n_q)?;
         if self.have_state && t < self.t_state {
             return Err(MpcError::BadInput {
                 what: "t".into(),
@@ -500,14 +493,7 @@ impl Controller {
     /// the effort limits; the control alone without `tracking`); otherwise the fallback law at
     /// `(q, v)`. Bad sizes or non-finite values are errors; nothing is allocated.
     pub fn command(&mut self, t: f64, q: &[f64], v: &[f64]) -> Result<&[f64], MpcError> {
-        check("q", q, self.n_q)?;
-        check("v", v, self.n_q)?;
-        if !t.is_finite() {
-            return Err(MpcError::BadInput {
-                what: "t".into(),
-                why: format!("must be finite, got {t}"),
-            });
-        }
+        check_measurement(t, q, v, self.n_q)?;
         if !self.current.covers(t) {
             self.settings.fallback.control(
                 &self.settings.actuated,
@@ -535,6 +521,19 @@ impl Controller {
         }
         Ok(&self.u_command)
     }
+}
+
+/// A measurement `(t, q, v)` with `n_q` coordinates: right lengths, every value finite.
+fn check_measurement(t: f64, q: &[f64], v: &[f64], n_q: usize) -> Result<(), MpcError> {
+    check("q", q, n_q)?;
+    check("v", v, n_q)?;
+    if !t.is_finite() {
+        return Err(MpcError::BadInput {
+            what: "t".into(),
+            why: format!("time must be finite, got {t}"),
+        });
+    }
+    Ok(())
 }
 
 fn check(what: &str, x: &[f64], n: usize) -> Result<(), MpcError> {
