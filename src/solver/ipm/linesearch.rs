@@ -40,6 +40,14 @@ enum Trial {
     HType,
 }
 
+/// `lhs <= rhs` up to the rounding error of quantities of the size of `base` (IPOPT's
+/// `Compare_le`): near a solution the barrier function changes by less than its own rounding
+/// error, and an exact comparison then rejects every step down to α_min (a spurious
+/// restoration phase at a point that is already optimal).
+fn le_rounded(lhs: f64, rhs: f64, base: f64) -> bool {
+    lhs - rhs <= 10.0 * f64::EPSILON * base.abs()
+}
+
 impl Trial {
     fn rejected(self) -> bool {
         matches!(self, Trial::Reject | Trial::FilterReject)
@@ -168,12 +176,14 @@ impl Ipm {
         // rejected by the filter only if it passed the decrease test)
         let switching = slope < 0.0 && alpha * (-slope).powf(S_PHI) > DELTA * theta.powf(S_THETA);
         let kind = if theta <= self.theta_min && switching {
-            if phi_t <= phi + ETA_PHI * alpha * slope {
+            if le_rounded(phi_t - phi, ETA_PHI * alpha * slope, phi) {
                 Trial::FType
             } else {
                 return Trial::Reject;
             }
-        } else if theta_t <= (1.0 - GAMMA_THETA) * theta || phi_t <= phi - GAMMA_PHI * theta {
+        } else if le_rounded(theta_t, (1.0 - GAMMA_THETA) * theta, theta)
+            || le_rounded(phi_t - phi, -GAMMA_PHI * theta, phi)
+        {
             Trial::HType
         } else {
             return Trial::Reject;
@@ -389,5 +399,23 @@ impl Ipm {
         self.sol.copy_from_slice(&self.sol_save);
         self.expand_direction();
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::le_rounded;
+
+    #[test]
+    fn comparison_tolerates_rounding_of_the_base_only() {
+        // φ ≈ 131: a rise of 1e-14 is below 10 eps |φ| ≈ 2.9e-13, a rise of 1e-12 is not
+        assert!(le_rounded(131.0 + 1e-14 - 131.0, 0.0, 131.0));
+        assert!(!le_rounded(1e-12, 0.0, 131.0));
+        // a required decrease is still required
+        assert!(!le_rounded(-1e-9, -1e-8, 131.0));
+        assert!(le_rounded(-1e-8, -1e-8, 131.0));
+        // a zero base is the exact comparison
+        assert!(le_rounded(0.0, 0.0, 0.0));
+        assert!(!le_rounded(1e-300, 0.0, 0.0));
     }
 }
