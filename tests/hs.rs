@@ -105,3 +105,77 @@ fn parametric_resolve_without_rebuilding() {
     let want = hs::parametric_solution(p);
     assert!((ipm.solution().x[0] - want[0]).abs() < 1e-6);
 }
+
+/// `min (x − 2)²  s.t.  x ≤ 1` as a constraint row (so it has a slack), solution x = 1, λ = 2.
+struct CappedQuadratic;
+
+impl fesdj_mpc::solver::dense::ScalarProblem for CappedQuadratic {
+    fn n(&self) -> usize {
+        1
+    }
+    fn m(&self) -> usize {
+        1
+    }
+    fn bounds(&self, x_l: &mut [f64], x_u: &mut [f64], g_l: &mut [f64], g_u: &mut [f64]) {
+        x_l[0] = -10.0;
+        x_u[0] = 10.0;
+        g_l[0] = f64::NEG_INFINITY;
+        g_u[0] = 1.0;
+    }
+    fn initial_point(&self, x0: &mut [f64]) {
+        x0[0] = 0.0;
+    }
+    fn objective<S: fesdj_mpc::ad::Scalar>(&self, x: &[S], _p: &[S]) -> S {
+        (x[0] - S::from_f64(2.0)).sq()
+    }
+    fn constraints<S: fesdj_mpc::ad::Scalar>(&self, x: &[S], _p: &[S], g: &mut [S]) {
+        g[0] = x[0];
+    }
+}
+
+/// A warm start at the solution pushes the slack of the active row `x ≤ 1` by
+/// `warm_start_slack_bound_push` (`s = 1 − push`, so the first constraint violation is the
+/// push), independently of the primal push, and still returns the solution.
+#[test]
+fn warm_start_slack_push_is_separate_from_the_primal_push() {
+    let nlp = DenseNlp::new(CappedQuadratic);
+    for push in [1e-9, 1e-3, 1e-1] {
+        let s = Settings {
+            warm_start_bound_push: 1e-9,
+            warm_start_mult_bound_push: 1e-9,
+            warm_start_slack_bound_push: push,
+            ..settings()
+        };
+        let mut ipm = Ipm::new(&nlp, s).unwrap();
+        let st = ipm
+            .solve(
+                &nlp,
+                &[],
+                Start::Warm {
+                    x: &[1.0],
+                    lambda: &[2.0],
+                    z_l: &[0.0],
+                    z_u: &[0.0],
+                },
+            )
+            .unwrap();
+        assert_eq!(st, Status::Solved, "push {push}");
+        let first = ipm.info().history[0].inf_pr;
+        assert!(
+            (first - push).abs() <= 1e-12 * push.max(1.0),
+            "push {push}: first inf_pr {first}"
+        );
+        let x = ipm.solution().x[0];
+        assert!((x - 1.0).abs() < 1e-7, "push {push}: x {x}");
+        assert!((ipm.solution().lambda[0] - 2.0).abs() < 1e-5);
+    }
+    let bad = Settings {
+        warm_start_slack_bound_push: 0.0,
+        ..settings()
+    };
+    let e = Ipm::new(&nlp, bad)
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(e.contains("warm_start_slack_bound_push"), "{e}");
+}

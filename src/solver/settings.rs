@@ -58,6 +58,12 @@ pub struct Settings {
     pub bound_frac: f64,
     /// Push from bounds used for a warm start (primal).
     pub warm_start_bound_push: f64,
+    /// Push of the inequality slacks from their bounds on a warm start (IPOPT's
+    /// `warm_start_slack_bound_push`, default 1e-3 there too). Separate from the primal push:
+    /// an MPCC homotopy keeps the primal push tiny so that a biactive pair stays inside the
+    /// next relaxation, but the slack of an active Scholtes row `G H <= sigma_k` must start
+    /// well inside its new bound or the first steps are cut to nothing.
+    pub warm_start_slack_bound_push: f64,
     /// Minimum bound multiplier for a warm start.
     pub warm_start_mult_bound_push: f64,
     /// Initial value of bound multipliers on a cold start.
@@ -114,6 +120,7 @@ impl Default for Settings {
             bound_push: 1e-2,
             bound_frac: 1e-2,
             warm_start_bound_push: 1e-3,
+            warm_start_slack_bound_push: 1e-3,
             warm_start_mult_bound_push: 1e-3,
             bound_mult_init_val: 1.0,
             constr_mult_init_max: 1e3,
@@ -185,6 +192,10 @@ impl Settings {
             });
         }
         pos("warm_start_bound_push", self.warm_start_bound_push)?;
+        pos(
+            "warm_start_slack_bound_push",
+            self.warm_start_slack_bound_push,
+        )?;
         pos(
             "warm_start_mult_bound_push",
             self.warm_start_mult_bound_push,

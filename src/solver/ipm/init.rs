@@ -69,6 +69,14 @@ impl Ipm {
         } else {
             (st.bound_push, st.bound_frac)
         };
+        let (ks1, ks2) = if warm {
+            (
+                st.warm_start_slack_bound_push,
+                st.warm_start_slack_bound_push,
+            )
+        } else {
+            (k1, k2)
+        };
         for j in 0..n {
             let (l, u) = (self.xl[j], self.xu[j]);
             let hl = l > -INF_BOUND;
@@ -142,8 +150,8 @@ impl Ipm {
                     self.gu[i],
                     self.has_sl[i],
                     self.has_su[i],
-                    k1,
-                    k2,
+                    ks1,
+                    ks2,
                 )
             };
         }

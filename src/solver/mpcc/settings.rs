@@ -101,6 +101,7 @@ impl Default for MpccSettings {
                 tol: 1e-10,
                 mu_min: 1e-13,
                 warm_start_bound_push: 1e-9,
+                warm_start_slack_bound_push: 1e-9,
                 warm_start_mult_bound_push: 1e-9,
                 ..Settings::default()
             },
