@@ -201,7 +201,9 @@ pub fn ipopt_solve(
         timed_out: Cell::new(false),
     };
     let mut ipopt = Ipopt::new(w).map_err(|e| SolverError::InvalidProblem(format!("{e:?}")))?;
-    ipopt.set_option("print_level", 0);
+    // `settings.print` shows IPOPT's own iteration log (stdout), for side-by-side comparisons
+    // with ours.
+    ipopt.set_option("print_level", if settings.print { 5 } else { 0 });
     ipopt.set_option("sb", "yes");
     ipopt.set_option("tol", settings.tol);
     ipopt.set_option("acceptable_tol", settings.acceptable_tol);
@@ -214,6 +216,10 @@ pub fn ipopt_solve(
     if is_warm {
         ipopt.set_option("warm_start_init_point", "yes");
         ipopt.set_option("warm_start_bound_push", settings.warm_start_bound_push);
+        ipopt.set_option(
+            "warm_start_slack_bound_push",
+            settings.warm_start_slack_bound_push,
+        );
         ipopt.set_option(
             "warm_start_mult_bound_push",
             settings.warm_start_mult_bound_push,

@@ -1,0 +1,98 @@
+//! One warm-started step of the MPCC homotopy of a shipped OCP, solved by our IPM and by IPOPT
+//! from the identical primal-dual point, both with their iteration logs: the tool for finding
+//! where the two solvers part ways on a relaxed NLP (issue 5, two discs).
+//!
+//! ```text
+//! eval "$(tools/ipopt_pkgconfig.sh)"
+//! cargo run --release --features ipopt-baseline --example homotopy_step -- \
+//!     config/two_discs.yaml 3 both [KEY=VALUE ...] 2> ours.log > ipopt.log
+//! ```
+//!
+//! Arguments: the problem file, the number `k` of homotopy steps solved first by our
+//! `MpccSolver` (σ₀ … σ₀κ^{k−1}, no polishing), which solver(s) then solve the step
+//! σ₀κ^k (`ours`, `ipopt`, `both` or `none`), and `--set` overrides of the problem file.
+//! Our log goes to stderr, IPOPT's (print level 5) to stdout.
+
+use fesdj_mpc::cli::run::solve_options;
+use fesdj_mpc::config::Problem;
+use fesdj_mpc::solver::ad_nlp::{AdComplementarity, AdNlp, NlpBounds};
+use fesdj_mpc::solver::baseline::{ipopt_solve, WarmStart};
+use fesdj_mpc::solver::{Ipm, MpccSolver, Nlp, Polish, Start};
+use std::error::Error;
+
+fn main() -> Result<(), Box<dyn Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    let file = args
+        .get(1)
+        .ok_or("usage: homotopy_step CONFIG.yaml [K] [ours|ipopt|both|none] [KEY=VALUE ...]")?;
+    let pre: usize = match args.get(2) {
+        Some(s) => s.parse()?,
+        None => 3,
+    };
+    let which = args.get(3).map(String::as_str).unwrap_or("both");
+    let sets: Vec<String> = args.iter().skip(4).cloned().collect();
+    let problem = Problem::load(std::path::Path::new(file), &sets)?;
+    let mpcc = problem.ocp()?.transcribe()?;
+    let fns = mpcc.compile()?;
+    let nlp = AdNlp::new(
+        fns.f,
+        fns.g,
+        NlpBounds {
+            x_l: mpcc.lbw.clone(),
+            x_u: mpcc.ubw.clone(),
+            g_l: mpcc.lbg.clone(),
+            g_u: mpcc.ubg.clone(),
+            x0: mpcc.w0.clone(),
+        },
+    )?;
+    let comp = AdComplementarity::new(&fns.comp_g, &fns.comp_h)?;
+    let mut settings = solve_options(&problem).solver;
+    settings.max_homotopy_steps = pre.max(1);
+    settings.polish = Polish::Never;
+    // Fixed variables start at their bound, as in `FesdjProblem::solve`.
+    let mut x0 = mpcc.w0.clone();
+    for (i, xi) in x0.iter_mut().enumerate() {
+        if mpcc.lbw[i] == mpcc.ubw[i] {
+            *xi = mpcc.lbw[i];
+        }
+    }
+    let p = mpcc.p0.clone();
+    let mut m = MpccSolver::new(&nlp, &comp, settings.clone())?;
+    let r = m.solve(&p, Some(&x0))?;
+    for s in &r.steps {
+        eprintln!(
+            "homotopy: sigma {:.0e} {:?} {} iterations, max min(G, H) {:.1e}",
+            s.sigma, s.status, s.iterations, s.comp_residual
+        );
+    }
+    let (l, zl, zu) = m.duals();
+    let (l, zl, zu) = (l.to_vec(), zl.to_vec(), zu.to_vec());
+    let sigma = settings.sigma0 * settings.kappa.powi(pre as i32);
+    m.relaxed().sigma = sigma;
+    let mut s = settings.ipm.clone();
+    s.mu_init = (settings.mu_warm_factor * sigma).clamp(1e-9, 1e-3);
+    s.print = true;
+    eprintln!("== step sigma {sigma:e}, mu_init {:e}", s.mu_init);
+    let relaxed: &dyn Nlp = m.relaxed();
+    let warm = Start::Warm {
+        x: &r.x,
+        lambda: &l,
+        z_l: &zl,
+        z_u: &zu,
+    };
+    if which == "both" || which == "ours" {
+        let mut ipm = Ipm::new(relaxed, s.clone())?;
+        let st = ipm.solve(relaxed, &p, warm)?;
+        eprintln!("ours: {st:?}, {} iterations", ipm.info().iterations);
+    }
+    if which == "both" || which == "ipopt" {
+        let w = WarmStart {
+            lambda: &l,
+            z_l: &zl,
+            z_u: &zu,
+        };
+        let b = ipopt_solve(relaxed, &p, &r.x, Some(w), &s)?;
+        eprintln!("IPOPT: {:?}, {} iterations", b.status, b.iterations);
+    }
+    Ok(())
+}
