@@ -54,7 +54,6 @@
 
 use fesdj_mpc::cli::run::solve_options;
 use fesdj_mpc::config::Problem;
-use fesdj_mpc::solver::ad_nlp::{AdComplementarity, AdNlp, NlpBounds};
 use fesdj_mpc::solver::baseline::ipopt_mpcc;
 use fesdj_mpc::solver::{Complementarity, MpccResult, MpccSolver, Nlp, SolverError};
 use std::path::{Path, PathBuf};
@@ -136,32 +135,13 @@ fn ocp_row(name: &str) -> Result<Row, String> {
     let problem = Problem::load(&path, &[]).map_err(|e| format!("{name}: {e}"))?;
     let setup = problem.ocp().map_err(|e| format!("{name}: {e}"))?;
     let mpcc = setup.transcribe().map_err(|e| format!("{name}: {e}"))?;
-    let fns = mpcc.compile().map_err(|e| format!("{name}: {e}"))?;
-    let nlp = AdNlp::new(
-        fns.f,
-        fns.g,
-        NlpBounds {
-            x_l: mpcc.lbw.clone(),
-            x_u: mpcc.ubw.clone(),
-            g_l: mpcc.lbg.clone(),
-            g_u: mpcc.ubg.clone(),
-            x0: mpcc.w0.clone(),
-        },
-    )
-    .map_err(|e| format!("{name}: {e}"))?;
-    let comp =
-        AdComplementarity::new(&fns.comp_g, &fns.comp_h).map_err(|e| format!("{name}: {e}"))?;
+    let (nlp, comp) = mpcc.nlp().map_err(|e| format!("{name}: {e}"))?;
     let mut settings = solve_options(&problem).solver;
     settings.ipm.print = false;
     settings.max_wall_time = settings.max_wall_time.min(max_wall());
     // Variables fixed by their bounds (the initial state) start at the bound, as in
     // `FesdjProblem::solve`.
-    let mut x0 = mpcc.w0.clone();
-    for (i, xi) in x0.iter_mut().enumerate() {
-        if mpcc.lbw[i] == mpcc.ubw[i] {
-            *xi = mpcc.lbw[i];
-        }
-    }
+    let x0 = mpcc.start_point();
     let p = mpcc.p0.clone();
     let sizes = format!("n_w {}, n_g {}, pairs {}", nlp.n(), nlp.m(), comp.n_pairs());
     eprintln!("{name}: {sizes}; ours ...");

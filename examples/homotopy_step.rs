@@ -15,7 +15,6 @@
 
 use fesdj_mpc::cli::run::solve_options;
 use fesdj_mpc::config::Problem;
-use fesdj_mpc::solver::ad_nlp::{AdComplementarity, AdNlp, NlpBounds};
 use fesdj_mpc::solver::baseline::{ipopt_solve, WarmStart};
 use fesdj_mpc::solver::{Ipm, MpccSolver, Nlp, Polish, Start};
 use std::error::Error;
@@ -33,29 +32,12 @@ fn main() -> Result<(), Box<dyn Error>> {
     let sets: Vec<String> = args.iter().skip(4).cloned().collect();
     let problem = Problem::load(std::path::Path::new(file), &sets)?;
     let mpcc = problem.ocp()?.transcribe()?;
-    let fns = mpcc.compile()?;
-    let nlp = AdNlp::new(
-        fns.f,
-        fns.g,
-        NlpBounds {
-            x_l: mpcc.lbw.clone(),
-            x_u: mpcc.ubw.clone(),
-            g_l: mpcc.lbg.clone(),
-            g_u: mpcc.ubg.clone(),
-            x0: mpcc.w0.clone(),
-        },
-    )?;
-    let comp = AdComplementarity::new(&fns.comp_g, &fns.comp_h)?;
+    let (nlp, comp) = mpcc.nlp()?;
     let mut settings = solve_options(&problem).solver;
     settings.max_homotopy_steps = pre.max(1);
     settings.polish = Polish::Never;
     // Fixed variables start at their bound, as in `FesdjProblem::solve`.
-    let mut x0 = mpcc.w0.clone();
-    for (i, xi) in x0.iter_mut().enumerate() {
-        if mpcc.lbw[i] == mpcc.ubw[i] {
-            *xi = mpcc.lbw[i];
-        }
-    }
+    let x0 = mpcc.start_point();
     let p = mpcc.p0.clone();
     let mut m = MpccSolver::new(&nlp, &comp, settings.clone())?;
     let r = m.solve(&p, Some(&x0))?;

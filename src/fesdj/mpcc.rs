@@ -8,6 +8,7 @@
 //! variable bounds and is **not** repeated in `g` (§5.1, §7 item 5).
 
 use crate::ad::{Function, Sx};
+use crate::solver::ad_nlp::{AdComplementarity, AdNlp, NlpBounds};
 
 use super::error::FesdjError;
 use super::layout::Layout;
@@ -267,6 +268,36 @@ impl Mpcc {
             self.w0[i] = x;
         }
         Ok(())
+    }
+
+    /// The compiled NLP (this MPCC's bounds, start point `w0`) and its complementarity pairs:
+    /// the callbacks every solver of it sees (ours, the IPOPT baseline, the benchmarks).
+    pub fn nlp(&self) -> Result<(AdNlp, AdComplementarity), FesdjError> {
+        let fns = self.compile()?;
+        let nlp = AdNlp::new(
+            fns.f,
+            fns.g,
+            NlpBounds {
+                x_l: self.lbw.clone(),
+                x_u: self.ubw.clone(),
+                g_l: self.lbg.clone(),
+                g_u: self.ubg.clone(),
+                x0: self.w0.clone(),
+            },
+        )?;
+        let comp = AdComplementarity::new(&fns.comp_g, &fns.comp_h)?;
+        Ok((nlp, comp))
+    }
+
+    /// `w0` with every variable fixed by its bounds (the initial state) at that bound.
+    pub fn start_point(&self) -> Vec<f64> {
+        let mut x0 = self.w0.clone();
+        for (i, xi) in x0.iter_mut().enumerate() {
+            if self.lbw[i] == self.ubw[i] {
+                *xi = self.lbw[i];
+            }
+        }
+        x0
     }
 
     /// Compile `f`, `g`, `G`, `H` as functions of `(w, p)`.

@@ -5,7 +5,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::solver::ad_nlp::{AdComplementarity, AdNlp, NlpBounds};
 use crate::solver::mpcc::HomotopyStep;
 use crate::solver::{MpccSettings, StopMeasure, WarmPoint};
 
@@ -219,19 +218,7 @@ impl FesdjProblem {
             }
         }
         let mpcc = transcribe(ocp, options)?;
-        let fns = mpcc.compile()?;
-        let nlp = AdNlp::new(
-            fns.f,
-            fns.g,
-            NlpBounds {
-                x_l: mpcc.lbw.clone(),
-                x_u: mpcc.ubw.clone(),
-                g_l: mpcc.lbg.clone(),
-                g_u: mpcc.ubg.clone(),
-                x0: mpcc.w0.clone(),
-            },
-        )?;
-        let comp = AdComplementarity::new(&fns.comp_g, &fns.comp_h)?;
+        let (nlp, comp) = mpcc.nlp()?;
         let nlp = FesdjNlp::new(nlp, mpcc.lbw.clone(), mpcc.ubw.clone(), mpcc.w0.clone());
         let mut solver = OwnedSolver::new(nlp, comp, solve.solver)?;
         let (m_relaxed, n_relaxed) = {
