@@ -49,7 +49,12 @@ fn main() -> Result<(), Box<dyn Error>> {
     }
     let (l, zl, zu) = m.duals();
     let (l, zl, zu) = (l.to_vec(), zl.to_vec(), zu.to_vec());
-    let sigma = settings.sigma0 * settings.kappa.powi(pre as i32);
+    // σ as the homotopy computes it (repeated multiplication: the last digit matters, a step
+    // from σ₀κ^k by `powi` can take a different path)
+    let mut sigma = settings.sigma0;
+    for _ in 0..pre {
+        sigma *= settings.kappa;
+    }
     m.relaxed().sigma = sigma;
     let mut s = settings.ipm.clone();
     s.mu_init = (settings.mu_warm_factor * sigma).clamp(1e-9, 1e-3);
