@@ -40,7 +40,14 @@ ln -sfn "$target" "$ws/build/fesdj_mpc"
 cd "$ws"
 
 echo "== colcon build (workspace $ws, target dir $target)"
-colcon build --event-handlers console_direct+ --cargo-args --release
+# `cargo build --release --bins --test launch_files`, not a plain `cargo build --release`: selecting
+# a test target makes cargo resolve features with the dev-dependencies, as `cargo test --release`
+# (tools/test.sh, before this script) and `colcon test` below do. A plain `cargo build --release`
+# resolves serde, serde_core and rustix with fewer features and so recompiles them and this crate,
+# although the `cargo test --release` build is fresh. The installed binaries are the same ones
+# `cargo test` runs (CARGO_BIN_EXE_*).
+colcon build --event-handlers console_direct+ \
+  --cargo-args " --release" " --bins" " --test" "launch_files"
 
 echo "== colcon test (cargo test $test_args; cargo fmt --check)"
 # colcon's --cargo-args takes values that would look like options with a leading space (it
