@@ -1,8 +1,8 @@
 //! KKT solve accuracy on a real, badly conditioned system: the reduced KKT matrix of one IPM
 //! iteration of the two-disc OCP (tests/data/kkt_two_discs.json, dumped by our IPM), against a
 //! reference solution computed independently with numpy (LAPACK LU of the equilibrated
-//! matrix). Before the KKT factorisation equilibrated the matrix, the direction from this
-//! kind of system had an order-one relative error.
+//! matrix). With iterative refinement alone (no GMRES fallback) the solution of this system
+//! has a 37 % error (max error 3.7e7 against |x_ref| 9.9e7).
 
 use fesdj_mpc::ad::SparsityPattern;
 use fesdj_mpc::solver::kkt_bench::KktBench;

@@ -9,12 +9,9 @@
 //! `D_c` is `1/(Σ_s + δ_w)` for inequality rows (their slacks eliminated) and 0 for equalities;
 //! the small static `δ_c > 0` makes the matrix quasi-definite so that the fixed (AMD) pivot order
 //! never meets an exactly zero pivot; iterative refinement then solves the system without `δ_c`.
-//! Each factorisation first equilibrates the matrix symmetrically (Ruiz: `D K D` with every
-//! row's largest entry near 1; `δ_c` is applied in that scaled space), and when refinement
-//! stalls above a relative residual of 1e-12, restarted GMRES preconditioned by the same factor
-//! takes over. Both matter near the bounds, where `Σ = z/s` spans many orders of magnitude: on
-//! a two-disc KKT system (condition ~3e9 after scaling) the unscaled factor plus refinement gave
-//! a direction with an order-one relative error.
+//! When refinement stalls above a relative residual of 1e-12, restarted GMRES preconditioned by
+//! the same factor takes over: near the bounds, where `Σ = z/s` spans many orders of magnitude,
+//! refinement alone left a two-disc KKT direction with a 37 % error (tests/solver_kkt_accuracy).
 //! The matrix is stored as its lower triangle in CSC form; the pattern is analysed once.
 //! The inertia is read from the signs of `D`: it is correct when exactly `n` pivots are positive
 //! and `m` negative.
@@ -55,14 +52,6 @@ pub(crate) struct Kkt {
     r: Vec<f64>,
     e: Vec<f64>,
     best: Vec<f64>,
-    /// Symmetric equilibration `D` (Ruiz) of the unregularised matrix, computed per factorisation.
-    dscale: Vec<f64>,
-    /// Row maxima of one equilibration pass.
-    rowmax: Vec<f64>,
-    /// The factorised matrix `D K_true D − diag(0, δ_c I)`.
-    svalues: Vec<f64>,
-    /// `D rhs` of the current solve.
-    srhs: Vec<f64>,
     /// Work space of the GMRES fallback (see [`Kkt::solve`]).
     gmres: Gmres,
     /// Number of numeric factorisations done.
@@ -143,10 +132,6 @@ impl Kkt {
             r: vec![0.0; dim],
             e: vec![0.0; dim],
             best: vec![0.0; dim],
-            dscale: vec![1.0; dim],
-            rowmax: vec![0.0; dim],
-            svalues: vec![0.0; nnz],
-            srhs: vec![0.0; dim],
             gmres: Gmres::new(dim),
             factorizations: 0,
         })
@@ -199,17 +184,9 @@ impl Kkt {
     }
 
     /// Numeric LDLᵀ factorisation of the assembled matrix, with the pivot signs.
-    ///
-    /// The matrix is equilibrated first: `D K_true D` with a diagonal `D > 0` (Ruiz passes,
-    /// every row's largest entry brought to about 1), and the static `δ_c` is subtracted in the
-    /// scaled space. The KKT systems of an interior-point method mix entries from `μ/s²` and
-    /// `z/s` (up to 1e9 and more near the bounds) with O(1) constraint rows; without scaling the
-    /// fixed-pivot LDLᵀ plus refinement returned directions with order-one relative errors
-    /// (two discs, checked against an equilibrated LU). `D` does not change the inertia.
     pub fn factor(&mut self) -> Factor {
         self.factorizations += 1;
-        self.equilibrate();
-        if self.ldlt.factor(&self.svalues).is_err() {
+        if self.ldlt.factor(&self.values).is_err() {
             return Factor::ZeroPivot;
         }
         let (mut pos, mut neg, mut zero) = (0, 0, 0);
@@ -230,60 +207,11 @@ impl Kkt {
         matches!(f, Factor::Ok { pos, neg, zero } if pos == self.n && neg == self.m && zero == 0)
     }
 
-    /// Ruiz equilibration of `K_true` into `dscale`, and `svalues = D K_true D − diag(0, δ_c)`.
-    fn equilibrate(&mut self) {
-        let cp = self.pattern.col_ptr();
-        let ri = self.pattern.row_idx();
-        // K_true: the assembled values carry −δ_c on the (2,2) diagonal
-        self.svalues.copy_from_slice(&self.values);
-        for i in self.n..self.dim {
-            self.svalues[self.diag_idx[i]] += self.reg_c;
-        }
-        self.dscale.fill(1.0);
-        for _ in 0..RUIZ_PASSES {
-            self.rowmax.fill(0.0);
-            for j in 0..self.dim {
-                for k in cp[j]..cp[j + 1] {
-                    let i = ri[k];
-                    let a = self.svalues[k].abs();
-                    if a > self.rowmax[i] {
-                        self.rowmax[i] = a;
-                    }
-                    if a > self.rowmax[j] {
-                        self.rowmax[j] = a;
-                    }
-                }
-            }
-            let mut worst = 0.0f64;
-            for r in self.rowmax.iter_mut() {
-                *r = if *r > 0.0 && r.is_finite() {
-                    worst = worst.max((1.0 - *r).abs());
-                    1.0 / r.sqrt()
-                } else {
-                    1.0
-                };
-            }
-            for j in 0..self.dim {
-                let fj = self.rowmax[j];
-                for k in cp[j]..cp[j + 1] {
-                    self.svalues[k] *= self.rowmax[ri[k]] * fj;
-                }
-                self.dscale[j] *= fj;
-            }
-            if worst < RUIZ_TOL {
-                break;
-            }
-        }
-        for i in self.n..self.dim {
-            self.svalues[self.diag_idx[i]] -= self.reg_c;
-        }
-    }
-
     fn apply_factor(&mut self, x: &mut [f64]) {
         self.ldlt.solve_in_place(x, &mut self.work);
     }
 
-    /// `out = D K_true D x`: the equilibrated matrix without the static `δ_c`.
+    /// `out = K_true x` where `K_true` is the assembled matrix without the static `δ_c`.
     fn matvec(&self, x: &[f64], out: &mut [f64]) {
         out.fill(0.0);
         let cp = self.pattern.col_ptr();
@@ -292,7 +220,7 @@ impl Kkt {
             let xj = x[j];
             for k in cp[j]..cp[j + 1] {
                 let i = ri[k];
-                let v = self.svalues[k];
+                let v = self.values[k];
                 out[i] += v * xj;
                 if i != j {
                     out[j] += v * x[i];
@@ -305,23 +233,10 @@ impl Kkt {
     }
 
     /// Solve `K_true sol = rhs` with the factor of the regularised matrix and iterative
-    /// refinement (stopped when the residual stops decreasing). Returns the final residual
+    /// refinement (stopped when the residual stops decreasing), then GMRES if the residual is
+    /// still above 1e-12. Returns the final residual
     /// (max norm, relative to `1 + |rhs|`), or `None` if the solution is not finite.
     pub fn solve(&mut self, rhs: &[f64], sol: &mut [f64], max_refine: usize) -> Option<f64> {
-        // the equilibrated system D K D x̂ = D rhs, x = D x̂
-        let mut srhs = std::mem::take(&mut self.srhs);
-        for ((b, &r), &d) in srhs.iter_mut().zip(rhs).zip(&self.dscale) {
-            *b = d * r;
-        }
-        let out = self.solve_scaled(&srhs, sol, max_refine);
-        self.srhs = srhs;
-        for (x, &d) in sol.iter_mut().zip(&self.dscale) {
-            *x *= d;
-        }
-        out
-    }
-
-    fn solve_scaled(&mut self, rhs: &[f64], sol: &mut [f64], max_refine: usize) -> Option<f64> {
         sol.copy_from_slice(rhs);
         self.apply_factor(sol);
         let scale = 1.0 + inf_norm(rhs);
@@ -528,11 +443,6 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
-/// Equilibration passes at most per factorisation.
-const RUIZ_PASSES: usize = 10;
-/// Stop the passes when every row maximum is within this of 1.
-const RUIZ_TOL: f64 = 0.1;
-
 /// Max norm.
 pub(crate) fn inf_norm(v: &[f64]) -> f64 {
     v.iter().fold(0.0f64, |a, &b| a.max(b.abs()))
@@ -590,8 +500,7 @@ mod tests {
     use super::*;
 
     /// The fixed-pattern LDLᵀ reproduces faer's simplicial LDLᵀ (same AMD order) bit for bit:
-    /// pivots, and the solution of one system, on a random quasi-definite KKT matrix (the
-    /// equilibrated matrix `D K D − diag(0, δ_c)` that `factor` hands to it).
+    /// pivots, and the solution of one system, on a random quasi-definite KKT matrix.
     #[test]
     fn static_ldlt_matches_faer_simplicial_bitwise() {
         use dyn_stack::{MemBuffer, MemStack, StackReq};
@@ -654,8 +563,7 @@ mod tests {
             sym.solve_in_place_scratch::<f64>(1, par),
         ]));
         let mut lv = vec![0.0; sym.len_val()];
-        // the matrix our factor works on: the equilibrated one
-        let a = SparseColMatRef::new(kkt.pattern.as_ref(), &kkt.svalues);
+        let a = SparseColMatRef::new(kkt.pattern.as_ref(), &kkt.values);
         sym.factorize_numeric_ldlt(
             &mut lv,
             a,
