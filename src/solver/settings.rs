@@ -80,6 +80,11 @@ pub struct Settings {
     pub max_soc: usize,
     /// Static dual regularisation δ_c (quasi-definite KKT matrix).
     pub dual_regularization: f64,
+    /// Equilibrate each KKT matrix symmetrically (Ruiz) before factorising it (opt-in, see
+    /// `Kkt::set_options` for what it does and does not fix).
+    pub kkt_equilibration: bool,
+    /// Follow stalled iterative refinement with GMRES preconditioned by the factor (opt-in).
+    pub kkt_gmres: bool,
     /// Maximum iterative-refinement steps per KKT solve.
     pub max_refinement_steps: usize,
     /// First primal regularisation tried by the inertia correction.
@@ -129,6 +134,8 @@ impl Default for Settings {
             scaling: true,
             max_soc: 4,
             dual_regularization: 1e-9,
+            kkt_equilibration: false,
+            kkt_gmres: false,
             max_refinement_steps: 10,
             first_hessian_perturbation: 1e-4,
             max_hessian_perturbation: 1e40,

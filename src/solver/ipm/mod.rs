@@ -171,7 +171,8 @@ impl Ipm {
         let (n, m) = (nlp.n(), nlp.m());
         let jp = nlp.jacobian_pattern();
         let hp = nlp.hessian_pattern();
-        let kkt = Kkt::new(hp, jp)?;
+        let mut kkt = Kkt::new(hp, jp)?;
+        kkt.set_options(settings.kkt_equilibration, settings.kkt_gmres);
         let dim = kkt.dim();
         let mut jac_row = Vec::with_capacity(jp.nnz());
         let mut jac_col = Vec::with_capacity(jp.nnz());
@@ -293,6 +294,8 @@ impl Ipm {
         if self.filter.capacity() < 2 * settings.max_iter + 16 {
             self.filter.reserve(2 * settings.max_iter + 16);
         }
+        self.kkt
+            .set_options(settings.kkt_equilibration, settings.kkt_gmres);
         self.settings = settings;
         Ok(())
     }
