@@ -612,9 +612,19 @@ pub mod bench {
 mod tests {
     use super::*;
 
+    /// Uniform numbers in [0, 1) from a 64-bit linear congruential generator.
+    fn lcg(mut seed: u64) -> impl FnMut() -> f64 {
+        move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((seed >> 11) as f64) / ((1u64 << 53) as f64)
+        }
+    }
+
     /// The fixed-pattern LDLᵀ reproduces faer's simplicial LDLᵀ (same AMD order) bit for bit:
     /// pivots, and the solution of one system, on a random quasi-definite KKT matrix (the
-    /// equilibrated matrix `D K D − diag(0, δ_c)` that `factor` hands to it).
+    /// matrix `factor` hands to it: `svalues`, the assembled values without equilibration).
     #[test]
     fn static_ldlt_matches_faer_simplicial_bitwise() {
         use dyn_stack::{MemBuffer, MemStack, StackReq};
@@ -624,13 +634,7 @@ mod tests {
         use faer::sparse::SparseColMatRef;
         use faer::{Conj, MatMut, Par, Spec};
         let (n, m) = (40usize, 25usize);
-        let mut seed = 12345u64;
-        let mut rnd = move || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((seed >> 11) as f64) / ((1u64 << 53) as f64)
-        };
+        let mut rnd = lcg(12345);
         let mut ht = Vec::new();
         for j in 0..n {
             for i in j..n {
@@ -721,13 +725,7 @@ mod tests {
     #[test]
     fn badly_scaled_kkt_against_dense_lu() {
         let (n, m) = (30usize, 12usize);
-        let mut seed = 987654321u64;
-        let mut rnd = move || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((seed >> 11) as f64) / ((1u64 << 53) as f64)
-        };
+        let mut rnd = lcg(987654321);
         let mut ht = Vec::new();
         for j in 0..n {
             ht.push((j, j));
