@@ -274,10 +274,11 @@ impl Kkt {
                 }
             }
             let mut worst = 0.0f64;
-            for r in self.rowmax.iter_mut() {
+            for (r, &d) in self.rowmax.iter_mut().zip(&self.dscale) {
                 *r = if *r > 0.0 && r.is_finite() {
                     worst = worst.max((1.0 - *r).abs());
-                    1.0 / r.sqrt()
+                    // the total factor stays within [1/RUIZ_MAX, RUIZ_MAX]
+                    (d / r.sqrt()).clamp(1.0 / RUIZ_MAX, RUIZ_MAX) / d
                 } else {
                     1.0
                 };
@@ -549,6 +550,9 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
 
 /// Equilibration passes at most per factorisation.
 const RUIZ_PASSES: usize = 10;
+/// Bound of each equilibration factor and of its inverse: a row or column scaled by more
+/// would see the static `δ_c` (applied in the scaled space) shrink or grow by its square.
+const RUIZ_MAX: f64 = 1e4;
 /// Stop the passes when every row maximum is within this of 1.
 const RUIZ_TOL: f64 = 0.1;
 
