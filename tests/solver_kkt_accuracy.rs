@@ -57,19 +57,8 @@ fn check(equilibrate: bool, gmres: bool, tol: f64) {
             }
         }
     }
-    // patterns in CSC order; values follow the triplet order given to from_triplets, which
-    // keeps the dump's column-major order (checked by the entry order below)
-    let (h, _) = SparsityPattern::from_triplets(n, n, &ht).unwrap();
-    let (jp, _) = SparsityPattern::from_triplets(m, n, &jt).unwrap();
-    let hvals: Vec<f64> = h
-        .entries()
-        .map(|e| hv[ht.iter().position(|&t| t == e).unwrap()])
-        .collect();
-    let mut jpos = std::collections::HashMap::new();
-    for (k, &t) in jt.iter().enumerate() {
-        jpos.insert(t, k);
-    }
-    let jvals: Vec<f64> = jp.entries().map(|e| jv[jpos[&e]]).collect();
+    let (h, hvals) = pattern_and_values(n, n, &ht, &hv);
+    let (jp, jvals) = pattern_and_values(m, n, &jt, &jv);
     let mut kkt = KktBench::new(&h, &jp).unwrap();
     kkt.set_options(equilibrate, gmres);
     kkt.assemble(&hvals, &jvals, &diag_x, &diag_c, 1e-9);
@@ -85,4 +74,18 @@ fn check(equilibrate: bool, gmres: bool, tol: f64) {
         err <= tol * scale,
         "max error {err:e} against |x_ref| {scale:e}"
     );
+}
+
+/// A CSC pattern from triplets and the values in its entry order.
+fn pattern_and_values(
+    rows: usize,
+    cols: usize,
+    t: &[(usize, usize)],
+    v: &[f64],
+) -> (SparsityPattern, Vec<f64>) {
+    let (p, _) = SparsityPattern::from_triplets(rows, cols, t).unwrap();
+    let at: std::collections::HashMap<(usize, usize), f64> =
+        t.iter().copied().zip(v.iter().copied()).collect();
+    let vals = p.entries().map(|e| at[&e]).collect();
+    (p, vals)
 }

@@ -51,11 +51,13 @@ pub(crate) struct Kkt {
     r: Vec<f64>,
     e: Vec<f64>,
     best: Vec<f64>,
-    /// Symmetric equilibration `D` (Ruiz) of the unregularised matrix, computed per factorisation.
+    /// Symmetric equilibration `D` (Ruiz) of the unregularised matrix, computed per
+    /// factorisation when `equilibrate` (unused otherwise).
     dscale: Vec<f64>,
     /// Row maxima of one equilibration pass.
     rowmax: Vec<f64>,
-    /// The factorised matrix `D K_true D − diag(0, δ_c I)`.
+    /// With `equilibrate`: the factorised matrix `D K_true D − diag(0, δ_c I)`; otherwise
+    /// `values` is factorised and this is unused.
     svalues: Vec<f64>,
     /// `D rhs` of the current solve.
     srhs: Vec<f64>,
@@ -147,7 +149,7 @@ impl Kkt {
             rowmax: vec![0.0; dim],
             svalues: vec![0.0; nnz],
             srhs: vec![0.0; dim],
-            gmres: Gmres::new(dim),
+            gmres: Gmres::new(0),
             equilibrate: false,
             use_gmres: false,
             factorizations: 0,
@@ -210,11 +212,13 @@ impl Kkt {
         self.factorizations += 1;
         if self.equilibrate {
             self.equilibrate();
-        } else {
-            self.svalues.copy_from_slice(&self.values);
-            self.dscale.fill(1.0);
         }
-        if self.ldlt.factor(&self.svalues).is_err() {
+        let values = if self.equilibrate {
+            &self.svalues
+        } else {
+            &self.values
+        };
+        if self.ldlt.factor(values).is_err() {
             return Factor::ZeroPivot;
         }
         let (mut pos, mut neg, mut zero) = (0, 0, 0);
@@ -240,13 +244,16 @@ impl Kkt {
     /// and restarted GMRES preconditioned by the factor when refinement stalls above a relative
     /// residual of 1e-12. On a two-disc KKT system (tests/solver_kkt_accuracy.rs) refinement
     /// alone leaves a 37 % error in the solution; GMRES brings it below 1e-6, equilibration
-    /// alone to 2.6e-5. Both
-    /// change the iterates of every solve; they are off by default because with them on some
-    /// solves that succeed without them fail (the hopper OCP with equilibration, the friction
-    /// balls' stick times with GMRES).
+    /// alone to 2.6e-5. Both change the iterates of every solve; they are off by default
+    /// because with them on some solves that succeed without them fail (the friction balls'
+    /// stick times with GMRES; the hopper OCP with unbounded equilibration factors). The GMRES
+    /// work space (21 vectors of the KKT dimension) is allocated here, when first enabled.
     pub fn set_options(&mut self, equilibrate: bool, gmres: bool) {
         self.equilibrate = equilibrate;
         self.use_gmres = gmres;
+        if gmres && self.gmres.dim != self.dim {
+            self.gmres = Gmres::new(self.dim);
+        }
     }
 
     /// Ruiz equilibration of `K_true` into `dscale`, and `svalues = D K_true D − diag(0, δ_c)`.
@@ -303,8 +310,14 @@ impl Kkt {
         self.ldlt.solve_in_place(x, &mut self.work);
     }
 
-    /// `out = D K_true D x`: the equilibrated matrix without the static `δ_c`.
+    /// `out = K_true x` (`D K_true D x` with equilibration): the factorised matrix without the
+    /// static `δ_c`.
     fn matvec(&self, x: &[f64], out: &mut [f64]) {
+        let values = if self.equilibrate {
+            &self.svalues
+        } else {
+            &self.values
+        };
         out.fill(0.0);
         let cp = self.pattern.col_ptr();
         let ri = self.pattern.row_idx();
@@ -312,7 +325,7 @@ impl Kkt {
             let xj = x[j];
             for k in cp[j]..cp[j + 1] {
                 let i = ri[k];
-                let v = self.svalues[k];
+                let v = values[k];
                 out[i] += v * xj;
                 if i != j {
                     out[j] += v * x[i];
@@ -328,6 +341,9 @@ impl Kkt {
     /// refinement (stopped when the residual stops decreasing). Returns the final residual
     /// (max norm, relative to `1 + |rhs|`), or `None` if the solution is not finite.
     pub fn solve(&mut self, rhs: &[f64], sol: &mut [f64], max_refine: usize) -> Option<f64> {
+        if !self.equilibrate {
+            return self.solve_scaled(rhs, sol, max_refine);
+        }
         // the equilibrated system D K D x̂ = D rhs, x = D x̂
         let mut srhs = std::mem::take(&mut self.srhs);
         for ((b, &r), &d) in srhs.iter_mut().zip(rhs).zip(&self.dscale) {
@@ -341,6 +357,7 @@ impl Kkt {
         out
     }
 
+    /// [`Kkt::solve`] on the factorised (possibly equilibrated) system.
     fn solve_scaled(&mut self, rhs: &[f64], sol: &mut [f64], max_refine: usize) -> Option<f64> {
         sol.copy_from_slice(rhs);
         self.apply_factor(sol);
@@ -628,7 +645,7 @@ mod tests {
 
     /// The fixed-pattern LDLᵀ reproduces faer's simplicial LDLᵀ (same AMD order) bit for bit:
     /// pivots, and the solution of one system, on a random quasi-definite KKT matrix (the
-    /// matrix `factor` hands to it: `svalues`, the assembled values without equilibration).
+    /// matrix `factor` hands to it without equilibration: the assembled values).
     #[test]
     fn static_ldlt_matches_faer_simplicial_bitwise() {
         use dyn_stack::{MemBuffer, MemStack, StackReq};
@@ -685,8 +702,7 @@ mod tests {
             sym.solve_in_place_scratch::<f64>(1, par),
         ]));
         let mut lv = vec![0.0; sym.len_val()];
-        // the matrix our factor works on: the equilibrated one
-        let a = SparseColMatRef::new(kkt.pattern.as_ref(), &kkt.svalues);
+        let a = SparseColMatRef::new(kkt.pattern.as_ref(), &kkt.values);
         sym.factorize_numeric_ldlt(
             &mut lv,
             a,
