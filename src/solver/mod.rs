@@ -15,6 +15,7 @@ pub mod ad_nlp;
 pub mod baseline;
 pub mod dense;
 pub mod error;
+mod gmres;
 pub mod ipm;
 pub(crate) mod kkt;
 pub(crate) mod ldlt;
