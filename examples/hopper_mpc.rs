@@ -75,7 +75,8 @@ fn main() {
         no_initial_impacts: false,
         gamma_h: 1.0,
         // The accurate plant of config/hopper_mpc.yaml (`mpc.plant`), not the controller's
-        // coarse n_s = 1, N_FE = 1.
+        // coarse time stepping (n_s = 1, N_FE = 1).
+        use_fesd: true,
         n_s: 2,
         n_fe: 2,
         ..setup.options.clone()

@@ -1,0 +1,161 @@
+//! The shipped hopper MPC (`config/hopper_mpc.yaml`) in closed loop against its accurate FESD-J
+//! plant, built exactly as `fesdj mpc` and `fesdj_node` (`sim: true`) build them
+//! (`cli::mpc::build`):
+//! * 60 ticks (3 s): every plant step converges, every tick has a verified plan, the hopper
+//!   moves forward by more than 0.5 m, stays upright and hops (flight phases, foot height by
+//!   hand from the state, not by the model);
+//! * a touchdown step whose FESD attempts all fail (recorded from `fesdj mpc`: the foot lands
+//!   while the leg compresses as fast as the body falls) is integrated by the plant's
+//!   time-stepping sub-steps, and agrees with an independent FESD-J integration of the same
+//!   step in 4 sub-steps;
+//! * a measured state outside the OCP's velocity box is planned from (the state at t = 0 is
+//!   not boxed, as in nosnoc).
+//!
+//! Deadlines are generous (1 s): solve times are measured by `fesdj mpc` and the benches, never
+//! asserted here.
+
+use fesdj_mpc::cli::mpc::build;
+use fesdj_mpc::cli::run::solve_options;
+use fesdj_mpc::config::Problem;
+use fesdj_mpc::fesdj::{FesdjOptions, FesdjProblem, Simulator, SolveOptions, Start};
+use fesdj_mpc::mpc::{run_closed_loop, ClosedLoopOptions, PlanSource};
+use std::path::Path;
+
+/// Foot height of q = (x, z, pitch, hip, leg), by hand (not by the model).
+fn foot_height(q: &[f64]) -> f64 {
+    q[1] - q[4] * (q[2] + q[3]).cos()
+}
+
+fn problem(overrides: &[&str]) -> Problem {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/hopper_mpc.yaml");
+    let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    Problem::load(&path, &o).expect("hopper_mpc.yaml")
+}
+
+#[test]
+fn shipped_hopper_mpc_hops_forward_against_the_accurate_plant() {
+    let mut cl = build(problem(&[])).expect("build");
+    let x0 = cl.problem.x0();
+    let log = run_closed_loop(
+        &mut cl.controller,
+        &mut cl.plant,
+        &x0,
+        &ClosedLoopOptions {
+            steps: 60,
+            deadline_s: 1.0,
+            noise_std: Vec::new(),
+            seed: 1,
+        },
+    )
+    .expect("no plant failure in 60 ticks");
+    let c = log.summary.counters;
+    eprintln!("summary {:?}", log.summary);
+    assert_eq!(c.solves, 60);
+    assert_eq!(c.verified, 60, "{c:?}");
+    assert!(log.ticks.iter().all(|t| t.source == PlanSource::Fresh));
+    let x_end = log.final_state[0];
+    assert!(x_end - x0[0] > 0.5, "forward {:.3} m", x_end - x0[0]);
+    let mut flights = 0;
+    let mut airborne = false;
+    for t in &log.ticks {
+        assert!(t.q[1] > 0.25, "body z {} at t = {}", t.q[1], t.t);
+        assert!(t.q[2].abs() < 0.5, "pitch {} at t = {}", t.q[2], t.t);
+        let h = foot_height(&t.q);
+        assert!(h > -1e-6, "foot below the ground ({h}) at t = {}", t.t);
+        if h > 0.02 && !airborne {
+            flights += 1;
+        }
+        airborne = h > 0.02;
+    }
+    assert!(flights >= 2, "{flights} flight phases");
+}
+
+/// `(x, u)` of the plant step that ended `fesdj mpc config/hopper_mpc.yaml` at t = 0.45 s
+/// (`plant_failure` of its log, before the time-stepping fallback).
+const TOUCHDOWN_X: [f64; 10] = [
+    0.09164734645660773,
+    0.35963297449421927,
+    0.09162773082612888,
+    -0.1562660471748801,
+    0.31283797434401156,
+    -0.1532333357566312,
+    -1.836409232073609,
+    0.610527845411028,
+    -1.6707433812209072,
+    -1.3478232895603253,
+];
+const TOUCHDOWN_U: [f64; 2] = [-0.22663106429580016, 1.400353829546312];
+
+#[test]
+fn grazing_touchdown_is_integrated_by_the_time_stepping_fallback() {
+    let p = problem(&[]);
+    let mut cl = build(p).expect("build");
+    let r = cl.plant.step(&TOUCHDOWN_X, &TOUCHDOWN_U).expect("step");
+    eprintln!("plant: {:?}", r.stats);
+    assert!(r.stats.status.is_success(), "{:?}", r.stats);
+    assert_eq!(r.stats.retried_steps, 1, "the FESD attempts fail first");
+    let end = cl.plant.state().to_vec();
+
+    // Independent integration: FESD-J (Radau IIA n_s = 2, N_FE = 2, γ_h = 1) in 4 sub-steps,
+    // each from the default guess (it converges at this step size).
+    let pp = cl
+        .problem
+        .plant_problem()
+        .expect("plant")
+        .expect("mpc.plant");
+    let dt = cl.plant.step_time() / 4.0;
+    let options = FesdjOptions {
+        n_intervals: 1,
+        t_final: dt,
+        no_initial_impacts: false,
+        ..pp.config.fesdj.clone()
+    };
+    assert!(options.use_fesd && options.n_s == 2 && options.n_fe == 2);
+    let mut fine = Simulator::new(
+        pp.cls_model().expect("model"),
+        dt,
+        &options,
+        SolveOptions::default(),
+    )
+    .expect("fine");
+    let mut x = TOUCHDOWN_X.to_vec();
+    for _ in 0..4 {
+        let r = fine.step(&x, &TOUCHDOWN_U).expect("fine step");
+        assert!(r.stats.status.is_success(), "{:?}", r.stats);
+        x.copy_from_slice(fine.state());
+    }
+    let err = end
+        .iter()
+        .zip(&x)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
+    eprintln!("time stepping {end:?}\nFESD 4 sub-steps {x:?}\nmax diff {err:.2e}");
+    // First order in 16 sub-steps of two implicit Euler steps: measured 3e-4.
+    assert!(err < 2e-3, "max |x_ts - x_fesd| = {err}");
+    // The foot landed (it started 4.7 cm up, approaching) and does not penetrate.
+    assert!(foot_height(&TOUCHDOWN_X[..5]) > 0.04);
+    assert!(
+        foot_height(&end[..5]).abs() < 1e-3,
+        "{}",
+        foot_height(&end[..5])
+    );
+}
+
+#[test]
+fn a_measured_state_outside_the_velocity_box_is_planned_from() {
+    // |v_leg| ≤ 5 in the OCP; a measured leg velocity of −5.5 m/s.
+    let p = problem(&["initial.v=[0, 0, 0, 0, -5.5]"]);
+    let setup = p.ocp().expect("ocp");
+    let v_leg_bound = setup.ocp.v_bounds.as_ref().expect("v bounds").lb[4];
+    assert_eq!(v_leg_bound, -5.0);
+    let mut fp = FesdjProblem::new(&setup.ocp, &setup.options, solve_options(&p)).expect("problem");
+    let mut params = fp.parameters().to_vec();
+    setup.write_references(fp.layout(), &mut params);
+    fp.set_parameters(&params).expect("references");
+    let traj = fp.solve(Start::Guess).expect("solve");
+    assert!(traj.status.is_success(), "{:?}", traj.status);
+    // The trajectory starts at the measured state and is inside the box after it.
+    assert!((traj.v[0][4] + 5.5).abs() < 1e-9, "{:?}", traj.v[0]);
+    let last = traj.v.last().expect("states");
+    assert!(last[4] >= v_leg_bound - 1e-6, "{last:?}");
+}
