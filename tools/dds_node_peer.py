@@ -38,7 +38,14 @@ from dds_peer import (  # noqa: E402  (the message types and QoS of the interop 
 from cyclonedds.domain import DomainParticipant  # noqa: E402
 from cyclonedds.pub import DataWriter  # noqa: E402
 from cyclonedds.sub import DataReader  # noqa: E402
+from cyclonedds.internal import InvalidSample  # noqa: E402
 from cyclonedds.topic import Topic  # noqa: E402
+
+
+def valid(samples):
+    """The data samples of a take(): Cyclone also hands out InvalidSample entries (a writer's
+    dispose or unregister, e.g. when the node shuts down), which carry no fields."""
+    return [m for m in samples if not isinstance(m, InvalidSample)]
 
 
 def finite(xs):
@@ -120,11 +127,11 @@ def main():
             if next_pub < now:
                 next_pub = now + period
         if js_reader is not None:
-            for m in js_reader.take(N=100):
+            for m in valid(js_reader.take(N=100)):
                 out["joint_states"].append(
                     {"t": t, "name": list(m.name), "position": list(m.position), "velocity": list(m.velocity)}
                 )
-        for m in traj.take(N=100):
+        for m in valid(traj.take(N=100)):
             st = (m.header.stamp.sec, m.header.stamp.nanosec)
             out["trajectories"].append(
                 {
@@ -147,7 +154,7 @@ def main():
                     "phase": phase_at(t),
                 }
             )
-        for m in effort.take(N=100):
+        for m in valid(effort.take(N=100)):
             out["efforts"].append({"t": t, "data": list(m.data), "phase": phase_at(t)})
         time.sleep(0.0005)
     json.dump(out, sys.stdout, allow_nan=True)
