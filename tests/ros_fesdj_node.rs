@@ -1,9 +1,12 @@
 //! The `fesdj_node` binary against a Cyclone DDS peer (`tools/dds_node_peer.py`, PyPI
 //! `cyclonedds`), inside a private network namespace:
-//! (a) with no arguments it runs the embedded sliding-block demo with its internal FESD-J
-//!     plant: the peer receives the plant's joint_states, planned trajectories and effort
-//!     commands, all finite, never faster than the configured 10 Hz, and the block moves to
-//!     the target x = 0.5; SIGINT ends it with exit code 0.
+//! (a) with `config/sliding_block_mpc.yaml` and `sim: true` it runs the sliding block with its
+//!     internal FESD-J plant: the peer receives the plant's joint_states, planned trajectories
+//!     and effort commands, all finite, never faster than the configured 10 Hz, and the block
+//!     moves to the target x = 0.5; SIGINT ends it with exit code 0.
+//! (a') with no arguments it runs the embedded hopper demo (`config/hopper_mpc.yaml`, README's
+//!     main command): the simulated hopper hops forward upright, every trajectory finite, the
+//!     efforts within the URDF's limits.
 //! (b) with `sim: false` the peer publishes joint_states: plans come back, each planned from a
 //!     good message (its stamp), and NaN / infinite / short / unknown-joint messages yield no
 //!     plan; SIGTERM ends it with exit code 0.
@@ -103,14 +106,26 @@ fn rate(times: &[f64]) -> f64 {
 }
 
 #[test]
-fn demo_without_arguments_drives_its_simulated_block_to_the_target() {
-    if !common::netns::enter("demo_without_arguments_drives_its_simulated_block_to_the_target") {
+fn sim_node_drives_its_simulated_block_to_the_target() {
+    if !common::netns::enter("sim_node_drives_its_simulated_block_to_the_target") {
         return;
     }
     // The peer first, so that it sees the block start (the node plans from its first tick).
     let peer = spawn_peer(&["--mode", "listen", "--duration", "14"]);
     std::thread::sleep(Duration::from_secs(2));
-    let node = spawn_node(&[]);
+    let config = format!(
+        "config_file:={}",
+        root().join("config/sliding_block_mpc.yaml").display()
+    );
+    let node = spawn_node(&[
+        "--ros-args",
+        "-p",
+        &config,
+        "-p",
+        "sim:=true",
+        "-p",
+        "start_enabled:=true",
+    ]);
     let report = peer_report(peer);
     let (code, err) = stop(node, "-INT");
     eprintln!("{err}");
@@ -183,6 +198,73 @@ fn demo_without_arguments_drives_its_simulated_block_to_the_target() {
     eprintln!("x: first {:.4}, last {:.4}", x[0], last);
     assert!((last - TARGET).abs() < 0.02, "x ends at {last}");
     assert!(x.iter().all(|&xi| xi > -0.05 && xi < TARGET + 0.1));
+}
+
+/// Foot height of q = (x, z, pitch, hip, leg), by hand (not by the model).
+fn foot_height(q: &[f64]) -> f64 {
+    q[1] - q[4] * (q[2] + q[3]).cos()
+}
+
+#[test]
+fn demo_without_arguments_hops_its_simulated_hopper_forward() {
+    if !common::netns::enter("demo_without_arguments_hops_its_simulated_hopper_forward") {
+        return;
+    }
+    let peer = spawn_peer(&["--mode", "listen", "--duration", "12"]);
+    std::thread::sleep(Duration::from_secs(2));
+    let node = spawn_node(&[]);
+    let report = peer_report(peer);
+    let (code, err) = stop(node, "-INT");
+    eprintln!("{err}");
+    assert_eq!(code, Some(0), "SIGINT ends the node with 0: {err}");
+    let js = report["joint_states"].as_array().unwrap();
+    let trajectories = report["trajectories"].as_array().unwrap();
+    let efforts = report["efforts"].as_array().unwrap();
+    eprintln!(
+        "received {} joint_states, {} trajectories, {} efforts",
+        js.len(),
+        trajectories.len(),
+        efforts.len()
+    );
+    // 20 Hz for about 9 s after discovery (ticks are late only when a step overruns).
+    assert!(js.len() >= 60 && trajectories.len() >= 60 && efforts.len() >= 60);
+    let names = serde_json::json!(["root_x", "root_z", "root_pitch", "hip", "leg"]);
+    let mut flights = 0;
+    let mut airborne = false;
+    for m in js {
+        assert_eq!(m["name"], names);
+        let (q, v) = (numbers(&m["position"]), numbers(&m["velocity"]));
+        assert!(q.len() == 5 && v.len() == 5);
+        assert!(q.iter().chain(&v).all(|x| x.is_finite()), "{m}");
+        assert!(q[1] > 0.25 && q[2].abs() < 0.5, "upright: {m}");
+        let h = foot_height(&q);
+        assert!(h > -1e-3, "foot above the ground: {m}");
+        if h > 0.02 && !airborne {
+            flights += 1;
+        }
+        airborne = h > 0.02;
+    }
+    for t in trajectories {
+        assert_eq!(t["finite"], true);
+        assert_eq!(t["joint_names"], names);
+    }
+    for e in efforts {
+        let d = numbers(&e["data"]);
+        assert_eq!(d.len(), 2);
+        assert!(
+            d.iter().all(|u| u.is_finite() && u.abs() <= 50.0 + 1e-9),
+            "{e}"
+        );
+    }
+    let x: Vec<f64> = js.iter().map(|m| numbers(&m["position"])[0]).collect();
+    let forward = x.last().unwrap() - x[0];
+    eprintln!(
+        "root_x: first {:.3}, last {:.3}, {flights} flight phases",
+        x[0],
+        x.last().unwrap()
+    );
+    assert!(forward > 0.5, "hops forward: {forward:.3} m");
+    assert!(flights >= 2, "{flights} flight phases");
 }
 
 #[test]
