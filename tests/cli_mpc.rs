@@ -70,9 +70,15 @@ fn sliding_block_reaches_the_target_at_rest() {
             "homotopy_steps",
             "source",
             "plant_failed",
+            "plant_nlp_iterations",
         ] {
             assert!(t.get(key).is_some(), "tick {k}: missing {key}");
         }
+        // Every plant step converged, so it ran at least one IPM iteration.
+        assert!(
+            t["plant_nlp_iterations"].as_u64().unwrap_or(0) >= 1,
+            "tick {k}: {t}"
+        );
         assert_eq!(t["source"], "fresh", "tick {k} not verified: {t}");
         assert!((f(&t["t"]) - 0.1 * k as f64).abs() < 1e-12);
         let u = f(&t["u"][0]);

@@ -8,7 +8,8 @@
 //!
 //! `LOG.json`: `rate_hz`, `dt`, `deadline_s`, `names {q, v, u}`, `ticks` (per tick `t`, `q`,
 //! `v`, applied `u`, `status`, `solve_time_s` (of the tick's solve attempt, verified or not),
-//! `homotopy_steps`, `nlp_iterations`, `source` (`fresh` | `previous` | `fallback`), `plant_failed`), `final_state`, `summary`
+//! `homotopy_steps`, `nlp_iterations`, `source` (`fresh` | `previous` | `fallback`), `plant_failed`,
+//! `plant_nlp_iterations`), `final_state`, `summary`
 //! (`solve_time_p50_s`, `solve_time_p99_s`, `solve_time_max_s`, `homotopy_steps_mean`,
 //! `deadline_misses`, `verified_fraction`, `fallback_ticks`, `plant_failures`, `counters`).
 //!
@@ -153,6 +154,7 @@ pub fn log_document(problem: &Problem, setup: &MpcSetup, log: &ClosedLoopLog) ->
                 "nlp_iterations": t.nlp_iterations,
                 "source": t.source,
                 "plant_failed": t.plant_failed,
+                "plant_nlp_iterations": t.plant_nlp_iterations,
             })
         })
         .collect();
