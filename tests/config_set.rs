@@ -53,6 +53,31 @@ fn horizon_length() {
 }
 
 #[test]
+fn simulation_controls_one_vector_for_every_step() {
+    // hopper_mpc.yaml has no simulation section; it is created by the overrides.
+    let base = ["simulation.T_sim=0.2", "simulation.N_sim=4"];
+    for u in ["simulation.u=[1.5, -2]", "simulation.u=[[1.5, -2]]"] {
+        let mut o = base.to_vec();
+        o.push(u);
+        let sim = load("hopper_mpc.yaml", &o).unwrap().simulation().unwrap();
+        assert_eq!(sim.controls, vec![vec![1.5, -2.0]; 4], "{u}");
+    }
+    let mut o = base.to_vec();
+    o.push("simulation.u=[[1, 2], [3, 4], [5, 6], [7, 8]]");
+    let sim = load("hopper_mpc.yaml", &o).unwrap().simulation().unwrap();
+    assert_eq!(sim.controls[2], vec![5.0, 6.0]);
+    // Two vectors for four steps: neither form.
+    let mut o = base.to_vec();
+    o.push("simulation.u=[[1, 2], [3, 4]]");
+    // (loading checks the simulation section already)
+    let e = match load("hopper_mpc.yaml", &o).and_then(|p| p.simulation()) {
+        Ok(_) => panic!("two vectors for four steps accepted"),
+        Err(e) => e.to_string(),
+    };
+    assert!(e.contains("simulation.u") && e.contains("2 vectors"), "{e}");
+}
+
+#[test]
 fn fesdj_options() {
     let p = load(
         "bouncing_ball_1d.yaml",

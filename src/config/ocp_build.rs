@@ -508,12 +508,20 @@ impl Problem {
                     .collect();
                 vec![vector("simulation.u", &Numbers::List(u), n_u)?; s.n_sim]
             }
+            // A list holding one vector (`[[u_1, u_2]]`) is that vector for every step.
+            Some(items) if items.len() == 1 => {
+                vec![vector(&join_index("simulation.u", 0), &items[0], n_u)?; s.n_sim]
+            }
             Some(items) => {
                 if items.len() != s.n_sim {
                     return Err(shape(
                         "simulation.u",
-                        format!("one control vector, or N_sim = {} of them", s.n_sim),
-                        format!("{} entries", items.len()),
+                        format!(
+                            "one control vector (`[u_1, ..]` or `[[u_1, ..]]`), or N_sim = {} of \
+                             them",
+                            s.n_sim
+                        ),
+                        format!("{} vectors", items.len()),
                     ));
                 }
                 items
