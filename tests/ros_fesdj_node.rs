@@ -105,35 +105,44 @@ fn rate(times: &[f64]) -> f64 {
     (times.len() - 1) as f64 / (times[times.len() - 1] - times[0])
 }
 
+/// Start a listening peer for `seconds`, then the node with `args` two seconds later (so that
+/// the peer sees the plant start: the node plans from its first tick); end the node with
+/// SIGINT (exit code 0 asserted) and return what the peer received: joint_states,
+/// trajectories, efforts.
+fn listen_to_sim_node(seconds: u32, args: &[&str]) -> (Vec<Value>, Vec<Value>, Vec<Value>) {
+    let peer = spawn_peer(&["--mode", "listen", "--duration", &seconds.to_string()]);
+    std::thread::sleep(Duration::from_secs(2));
+    let node = spawn_node(args);
+    let report = peer_report(peer);
+    let (code, err) = stop(node, "-INT");
+    eprintln!("{err}");
+    assert_eq!(code, Some(0), "SIGINT ends the node with 0: {err}");
+    let list = |key: &str| report[key].as_array().cloned().unwrap_or_default();
+    (list("joint_states"), list("trajectories"), list("efforts"))
+}
+
 #[test]
 fn sim_node_drives_its_simulated_block_to_the_target() {
     if !common::netns::enter("sim_node_drives_its_simulated_block_to_the_target") {
         return;
     }
-    // The peer first, so that it sees the block start (the node plans from its first tick).
-    let peer = spawn_peer(&["--mode", "listen", "--duration", "14"]);
-    std::thread::sleep(Duration::from_secs(2));
     let config = format!(
         "config_file:={}",
         root().join("config/sliding_block_mpc.yaml").display()
     );
-    let node = spawn_node(&[
-        "--ros-args",
-        "-p",
-        &config,
-        "-p",
-        "sim:=true",
-        "-p",
-        "start_enabled:=true",
-    ]);
-    let report = peer_report(peer);
-    let (code, err) = stop(node, "-INT");
-    eprintln!("{err}");
-    assert_eq!(code, Some(0), "SIGINT ends the node with 0: {err}");
-
-    let js = report["joint_states"].as_array().unwrap();
-    let trajectories = report["trajectories"].as_array().unwrap();
-    let efforts = report["efforts"].as_array().unwrap();
+    let report = listen_to_sim_node(
+        14,
+        &[
+            "--ros-args",
+            "-p",
+            &config,
+            "-p",
+            "sim:=true",
+            "-p",
+            "start_enabled:=true",
+        ],
+    );
+    let (js, trajectories, efforts) = (&report.0, &report.1, &report.2);
     let js_t: Vec<f64> = js.iter().map(|m| m["t"].as_f64().unwrap()).collect();
     let tr_t: Vec<f64> = trajectories
         .iter()
@@ -210,16 +219,8 @@ fn demo_without_arguments_hops_its_simulated_hopper_forward() {
     if !common::netns::enter("demo_without_arguments_hops_its_simulated_hopper_forward") {
         return;
     }
-    let peer = spawn_peer(&["--mode", "listen", "--duration", "12"]);
-    std::thread::sleep(Duration::from_secs(2));
-    let node = spawn_node(&[]);
-    let report = peer_report(peer);
-    let (code, err) = stop(node, "-INT");
-    eprintln!("{err}");
-    assert_eq!(code, Some(0), "SIGINT ends the node with 0: {err}");
-    let js = report["joint_states"].as_array().unwrap();
-    let trajectories = report["trajectories"].as_array().unwrap();
-    let efforts = report["efforts"].as_array().unwrap();
+    let report = listen_to_sim_node(12, &[]);
+    let (js, trajectories, efforts) = (&report.0, &report.1, &report.2);
     eprintln!(
         "received {} joint_states, {} trajectories, {} efforts",
         js.len(),
