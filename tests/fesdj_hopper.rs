@@ -4,6 +4,9 @@
 //! a flight phase with zero normal force, the friction cone, the goal, and a re-simulation of
 //! the optimal controls by the FESD-J `Simulator` on its own, finer grid.
 
+mod hopper_common;
+use hopper_common::foot_height;
+
 use fesdj_mpc::cli::run::solve_options;
 use fesdj_mpc::config::Problem;
 use fesdj_mpc::fesdj::{FesdjOptions, FesdjProblem, Simulator, Start, Trajectory};
@@ -11,12 +14,6 @@ use std::path::Path;
 
 const MU: f64 = 0.45;
 const GOAL_X: f64 = 0.7;
-
-/// Foot height of q = (x, z, pitch, hip, leg): the foot is `leg` below the hip along the
-/// leg axis, rotated by pitch + hip about y (independent of the URDF kinematics).
-fn foot_height(q: &[f64]) -> f64 {
-    q[1] - q[4] * (q[2] + q[3]).cos()
-}
 
 fn load() -> Problem {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/hopper_ocp.yaml");

@@ -11,6 +11,9 @@
 //! * in stance the foot stays on the ground and the contact forces are in the friction cone;
 //! * 40 steps of a fixed torque schedule (push off, flight, landing, stance) without failure.
 
+mod hopper_common;
+use hopper_common::foot_height;
+
 use fesdj_mpc::config::Problem;
 use fesdj_mpc::fesdj::{Controls, FesdjOptions, Simulator, SolveOptions};
 use fesdj_mpc::model::spatial::{add, cross, mv, sub};
@@ -20,11 +23,6 @@ use std::path::Path;
 const DT: f64 = 0.05;
 const MU: f64 = 0.45;
 const G: f64 = 9.81;
-
-/// Foot height of q = (x, z, pitch, hip, leg), by hand (not by the model).
-fn foot_height(q: &[f64]) -> f64 {
-    q[1] - q[4] * (q[2] + q[3]).cos()
-}
 
 fn problem() -> Problem {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/hopper_mpc.yaml");

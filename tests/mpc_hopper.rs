@@ -14,17 +14,15 @@
 //! Deadlines are generous (1 s): solve times are measured by `fesdj mpc` and the benches, never
 //! asserted here.
 
+mod hopper_common;
+use hopper_common::{flight_phases, foot_height};
+
 use fesdj_mpc::cli::mpc::build;
 use fesdj_mpc::cli::run::solve_options;
 use fesdj_mpc::config::Problem;
 use fesdj_mpc::fesdj::{FesdjOptions, FesdjProblem, Simulator, SolveOptions, Start};
 use fesdj_mpc::mpc::{run_closed_loop, ClosedLoopOptions, PlanSource};
 use std::path::Path;
-
-/// Foot height of q = (x, z, pitch, hip, leg), by hand (not by the model).
-fn foot_height(q: &[f64]) -> f64 {
-    q[1] - q[4] * (q[2] + q[3]).cos()
-}
 
 fn problem(overrides: &[&str]) -> Problem {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/hopper_mpc.yaml");
@@ -55,18 +53,13 @@ fn shipped_hopper_mpc_hops_forward_against_the_accurate_plant() {
     assert!(log.ticks.iter().all(|t| t.source == PlanSource::Fresh));
     let x_end = log.final_state[0];
     assert!(x_end - x0[0] > 0.5, "forward {:.3} m", x_end - x0[0]);
-    let mut flights = 0;
-    let mut airborne = false;
     for t in &log.ticks {
         assert!(t.q[1] > 0.25, "body z {} at t = {}", t.q[1], t.t);
         assert!(t.q[2].abs() < 0.5, "pitch {} at t = {}", t.q[2], t.t);
         let h = foot_height(&t.q);
         assert!(h > -1e-6, "foot below the ground ({h}) at t = {}", t.t);
-        if h > 0.02 && !airborne {
-            flights += 1;
-        }
-        airborne = h > 0.02;
     }
+    let flights = flight_phases(log.ticks.iter().map(|t| t.q.as_slice()));
     assert!(flights >= 2, "{flights} flight phases");
 }
 
