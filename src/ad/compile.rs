@@ -315,12 +315,14 @@ pub(super) fn compile(
     }
     let (fast, n_fast) = tapes.pop().unwrap_or_default();
     let (plain, n_plain) = tapes.pop().unwrap_or_default();
+    let (fast, segments, n_fast) = super::schedule::schedule(&fast, n_fast);
+    validate_tape(name, &fast, consts.len(), n_fast, inputs, outputs)?;
     Ok(Function::from_parts(
         name,
         inputs.iter().map(|x| x.len()).collect(),
         outputs.iter().map(|y| y.len()).collect(),
         plain,
-        fast,
+        (fast, segments),
         consts,
         n_plain.max(n_fast) as usize,
     ))

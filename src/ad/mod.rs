@@ -22,6 +22,7 @@ pub mod import;
 pub mod map;
 pub mod op;
 pub mod scalar;
+mod schedule;
 pub mod sparsity;
 pub mod sx;
 
