@@ -38,6 +38,21 @@
 //! (ball_3d ends ComplementarityNotMet as shipped).
 //! ```
 //!
+//! Measured 2026-12-03 after the scheduled tapes (src/ad/schedule.rs; both solvers use the
+//! same tapes, so IPOPT's evaluations got faster too), idle 2-core machine,
+//! `FESDJ_BENCH_CONFIGS=hopper_ocp,three_boxes,two_discs FESDJ_BENCH_MAX_WALL=240`:
+//!
+//! ```text
+//! two_discs    ours    RestorationFailed  16563   12     47.97    644.85110    1.0e-1    3.1e-1
+//! two_discs    IPOPT   Solved              3250   11     57.35    713.99001    1.0e-9    2.2e-5
+//! three_boxes  ours    Solved              3290   27     12.67    300.37237     0.0e0     0.0e0
+//! three_boxes  IPOPT   MaxTime             2370    1    240.08   3333.84480     1.0e0    9.0e-1
+//! hopper_ocp   ours    Solved               369    3      0.39     14.20965    9.8e-8    2.5e-5
+//! hopper_ocp   IPOPT   Solved              1026    6      9.54      8.42878   3.9e-11    1.7e-7
+//! ratios ours/IPOPT (time): two_discs 0.84 (ours unsolved), three_boxes 0.05 (IPOPT capped
+//! in its first NLP), hopper 0.04 (different local optima).
+//! ```
+//!
 //! With `FESDJ_BENCH_CONFIGS=three_boxes FESDJ_BENCH_MAX_WALL=600` IPOPT converges too, to
 //! the same point: Solved, 4251 iterations, 25 NLPs, 416.86 s, objective 300.37218, max G H
 //! 6.0e-8 (ours in that run: 2814 iterations, 12.41 s; time ratio 0.03, iterations 0.66);
