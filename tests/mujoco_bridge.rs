@@ -315,8 +315,9 @@ fn spawn_scenario(name: &str, args: &[&str], log: &Path) -> Killer {
 }
 
 const TOTAL_MASS: f64 = 1.1; // urdf/hopper.urdf: body 1.0 + housing 0.05 + lower leg 0.05
-                             // MuJoCo's soft contact (default solref: time constant 0.02 s) lets the foot sink 1.6 cm when
-                             // the hopper lands at 2.4 m/s on its (stiff) leg stop; at rest it is a fraction of a millimetre.
+                             // MuJoCo's soft contact lets the foot sink when the hopper lands at 2.4 m/s on its (stiff) leg
+                             // stop: 1.6 cm with MuJoCo's default time constant of 0.02 s, less with the scenario's 5 ms
+                             // (`contact_solref`); at rest it is a fraction of a millimetre.
 const PENETRATION_TOL: f64 = 0.02; // m, during the landing
 const REST_PENETRATION_TOL: f64 = 1e-3; // m, at rest
 const COMMAND: [f64; 2] = [0.0, 12.0]; // hip (N m), leg (N): extends the leg against the weight

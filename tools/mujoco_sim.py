@@ -354,7 +354,11 @@ def build_mjcf(setup):
             rad = float(c.get("radius", 0.0))
             name = c.get("name") or c["frame"]
             cmu = c.get("mu", mu)
-            extra = {"solref": _v(sc["contact_solref"])} if sc.get("contact_solref") else {}
+            # MuJoCo mixes the solref of two touching geoms by their solmix weights (default
+            # 1 each: the average); the robot's contact geoms dominate so that the scenario's
+            # contact_solref holds against the ground, table and box alike.
+            extra = ({"solref": _v(sc["contact_solref"]), "solmix": "1000"}
+                     if sc.get("contact_solref") else {})
             ET.SubElement(body, "geom", name=f"contact_{name}", type="sphere", size=str(rad if rad > 0 else point_r), **extra,
                           pos=_v(c.get("offset", [0, 0, 0])), friction=f"{cmu} 0.005 0.0001", mass="0",
                           rgba=".9 .2 .2 1", contype=str(ROBOT_CONTYPE), conaffinity=str(ROBOT_CONAFFINITY))
