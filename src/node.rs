@@ -300,9 +300,17 @@ impl PlanProvider for MpcProvider {
         self.write_command(effort).is_ok()
     }
 
-    fn fallback_effort(&mut self, _fault: &StateFault, _effort: &mut [f64]) -> bool {
-        // Without a valid state there is nothing to damp against: publish nothing.
-        false
+    fn fallback_effort(&mut self, _fault: &StateFault, effort: &mut [f64]) -> bool {
+        // No valid state: the fallback law at the last positions with zero velocity
+        // (`Controller::stale_command`) replaces the plan's command, which an effort
+        // controller would otherwise keep applying; nothing before the first state.
+        let Some(u) = self.controller.stale_command() else {
+            return false;
+        };
+        for (e, &c) in effort.iter_mut().zip(&self.effort_control) {
+            *e = u.get(c).copied().unwrap_or(0.0);
+        }
+        effort.iter().all(|e| e.is_finite())
     }
 
     fn sim_state(&mut self, state: &mut RobotState) -> bool {

@@ -185,3 +185,27 @@ fn after_a_failure_warm_retries_restart_from_the_last_verified_plan() {
     );
     assert!(its_warm < its_cold, "warm {its_warm} cold {its_cold}");
 }
+
+#[test]
+fn without_a_fresh_state_the_fallback_law_ignores_the_stale_velocity() {
+    // Damping: zero command (a stale velocity is not damped against); hold position: the PD
+    // pull from the last position to the held posture (the state before any plan), clamped.
+    let mut ctrl = controller(MpcSettings {
+        fallback: Fallback::Damping { kd: 2.0 },
+        ..settings()
+    });
+    assert!(ctrl.stale_command().is_none(), "no state yet");
+    ctrl.set_state(0.0, &[0.1, 0.0], &[1.0, 0.0]).unwrap();
+    assert_eq!(ctrl.stale_command(), Some(&[0.0][..]));
+    assert_eq!(ctrl.control(0.0), &[-2.0], "with the measured velocity");
+
+    let mut ctrl = controller(MpcSettings {
+        fallback: Fallback::HoldPosition { kp: 10.0, kd: 2.0 },
+        ..settings()
+    });
+    ctrl.set_state(0.0, &[0.1, 0.0], &[1.0, 0.0]).unwrap();
+    ctrl.reset(); // holds the present posture x = 0.1
+    ctrl.set_state(0.1, &[0.15, 0.0], &[1.0, 0.0]).unwrap();
+    let u = ctrl.stale_command().unwrap()[0];
+    assert!((u - 10.0 * (0.1 - 0.15)).abs() < 1e-12, "{u}");
+}

@@ -60,6 +60,8 @@ pub struct Controller {
     wall: f64,
     q_hold: Vec<f64>,
     u_fallback: Vec<f64>,
+    /// Zero velocities (the fallback law without a fresh measurement).
+    v_zero: Vec<f64>,
     /// [`Controller::command`]'s output.
     u_command: Vec<f64>,
     ever_verified: bool,
@@ -119,6 +121,7 @@ impl Controller {
             wall: f64::NAN,
             q_hold: vec![0.0; n_q],
             u_fallback: vec![0.0; n_u],
+            v_zero: vec![0.0; n_q],
             u_command: vec![0.0; n_u],
             ever_verified: false,
             fallback_engaged: false,
@@ -480,6 +483,29 @@ impl Controller {
             &mut self.u_fallback,
         );
         &self.u_fallback
+    }
+}
+
+impl Controller {
+    /// The command for a tick without a valid measurement (the state went stale, or every
+    /// recent message was rejected): the fallback law at the last measured positions with zero
+    /// velocity — a stale velocity is not damped against, so joint damping commands zero and
+    /// hold-position is a PD pull towards the held posture from the last known one. It
+    /// replaces a plan's command, which an effort controller would otherwise keep applying.
+    /// `None` before the first measurement. Nothing is allocated.
+    pub fn stale_command(&mut self) -> Option<&[f64]> {
+        if !self.have_state {
+            return None;
+        }
+        self.settings.fallback.control(
+            &self.settings.actuated,
+            &self.settings.effort_limit,
+            &self.x[..self.n_q],
+            &self.v_zero,
+            &self.q_hold,
+            &mut self.u_fallback,
+        );
+        Some(&self.u_fallback)
     }
 }
 
