@@ -19,7 +19,7 @@ mod common;
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -74,25 +74,7 @@ fn peer_report(child: Child) -> Value {
 
 /// Signal the node and return its exit code and stderr.
 fn stop(mut child: Child, signal: &str) -> (Option<i32>, String) {
-    let pid = child.id().to_string();
-    let _ = Command::new("kill").args([signal, &pid]).status();
-    let end = Instant::now() + Duration::from_secs(20);
-    let status = loop {
-        if let Some(s) = child.try_wait().expect("wait") {
-            break s;
-        }
-        if Instant::now() > end {
-            let _ = child.kill();
-            break child.wait().expect("wait");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let mut err = String::new();
-    if let Some(mut e) = child.stderr.take() {
-        use std::io::Read;
-        let _ = e.read_to_string(&mut err);
-    }
-    (status.code(), err)
+    common::process::signal_and_wait(&mut child, signal)
 }
 
 fn numbers(v: &Value) -> Vec<f64> {

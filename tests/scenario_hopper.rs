@@ -12,12 +12,13 @@
 mod hopper_common;
 use hopper_common::flight_phases;
 
-#[path = "ros_common/netns.rs"]
-mod netns;
+#[path = "ros_common/mod.rs"]
+mod common;
+use common::{netns, process};
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -50,29 +51,21 @@ impl Drop for Killer {
 /// Wait for the child to exit (killing it after `limit`); exit code and stderr.
 fn wait(child: &mut Killer, limit: Duration) -> (Option<i32>, String) {
     let mut c = child.0.take().expect("a child");
-    let end = Instant::now() + limit;
-    let status = loop {
-        if let Some(s) = c.try_wait().expect("wait") {
-            break s;
-        }
-        if Instant::now() > end {
-            let _ = c.kill();
-            break c.wait().expect("wait");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let mut err = String::new();
-    if let Some(mut e) = c.stderr.take() {
-        use std::io::Read;
-        let _ = e.read_to_string(&mut err);
-    }
-    (status.code(), err)
+    process::wait_with_limit(&mut c, limit)
 }
 
 fn numbers(v: &Value) -> Vec<f64> {
     v.as_array()
         .map(|a| a.iter().map(|x| x.as_f64().unwrap_or(f64::NAN)).collect())
         .unwrap_or_default()
+}
+
+/// One scenario at a time: the bridge paces MuJoCo to the wall clock and the node plans in
+/// real time, so two runs side by side on a 2-core machine would make each other late.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 fn config() -> PathBuf {
@@ -120,13 +113,8 @@ fn spawn_node(config: &std::path::Path, dir: &std::path::Path, extra: &[&str]) -
 
 /// SIGINT to the node; asserts exit code 0 and returns its stderr.
 fn interrupt(node: &mut Killer) -> String {
-    let pid = node
-        .0
-        .as_ref()
-        .map(|c| c.id().to_string())
-        .unwrap_or_default();
-    let _ = Command::new("kill").args(["-INT", &pid]).status();
-    let (code, err) = wait(node, Duration::from_secs(20));
+    let mut c = node.0.take().expect("the node");
+    let (code, err) = process::signal_and_wait(&mut c, "-INT");
     eprintln!("{err}");
     assert_eq!(code, Some(0), "SIGINT ends the node with 0: {err}");
     err
@@ -155,6 +143,7 @@ fn read_log(path: &std::path::Path) -> Value {
 
 #[test]
 fn node_hops_the_mujoco_hopper_forward() {
+    let _serial = serial();
     if !netns::enter("node_hops_the_mujoco_hopper_forward") {
         return;
     }
@@ -224,6 +213,7 @@ fn node_hops_the_mujoco_hopper_forward() {
 /// records the joint_states and effort commands on the wire with its receive times.
 #[test]
 fn bump_bridge_stop_and_bridge_restart() {
+    let _serial = serial();
     if !netns::enter("bump_bridge_stop_and_bridge_restart") {
         return;
     }

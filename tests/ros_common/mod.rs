@@ -3,3 +3,4 @@
 
 pub mod analytic;
 pub mod netns;
+pub mod process;
