@@ -1,7 +1,7 @@
 //! The node's per-tick work on our side allocates nothing once its buffers have their size:
 //! validating a JointState into the state, planning into a reused `Plan` (with the analytic
 //! test double), writing the trajectory and effort messages and refilling the diagnostics
-//! report (counting allocator, single test so no other thread allocates meanwhile). RustDDS's
+//! report (counting allocator, per thread). RustDDS's
 //! own serialisation and deserialisation are outside this check.
 
 #[path = "alloc_common/mod.rs"]
