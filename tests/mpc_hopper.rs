@@ -1,7 +1,7 @@
 //! The shipped hopper MPC (`config/hopper_mpc.yaml`) in closed loop against its accurate FESD-J
 //! plant, built exactly as `fesdj mpc` and `fesdj_node` (`sim: true`) build them
 //! (`cli::mpc::build`):
-//! * 60 ticks (3 s): every plant step converges, every tick has a verified plan, the hopper
+//! * 80 ticks (4 s): every plant step converges, every tick has a verified plan, the hopper
 //!   moves forward by more than 0.5 m, stays upright and hops (flight phases, foot height by
 //!   hand from the state, not by the model);
 //! * a touchdown step whose FESD attempts all fail (recorded from `fesdj mpc`: the foot lands
@@ -39,17 +39,17 @@ fn shipped_hopper_mpc_hops_forward_against_the_accurate_plant() {
         &mut cl.plant,
         &x0,
         &ClosedLoopOptions {
-            steps: 60,
+            steps: 80,
             deadline_s: 1.0,
             noise_std: Vec::new(),
             seed: 1,
         },
     )
-    .expect("no plant failure in 60 ticks");
+    .expect("no plant failure in 80 ticks");
     let c = log.summary.counters;
     eprintln!("summary {:?}", log.summary);
-    assert_eq!(c.solves, 60);
-    assert_eq!(c.verified, 60, "{c:?}");
+    assert_eq!(c.solves, 80);
+    assert_eq!(c.verified, 80, "{c:?}");
     assert!(log.ticks.iter().all(|t| t.source == PlanSource::Fresh));
     let x_end = log.final_state[0];
     assert!(x_end - x0[0] > 0.5, "forward {:.3} m", x_end - x0[0]);

@@ -189,8 +189,12 @@ impl Peer {
         req: Req,
     ) -> Resp {
         let start = Instant::now();
+        // Every request of this call: the request is re-sent every 100 ms until a response
+        // arrives (discovery), and the response to the first one may come after a re-send
+        // (seen in CI: the node answered "enabled", then "already enabled" to the re-send).
+        let mut ids = Vec::new();
         while start.elapsed() < StdDuration::from_secs(10) {
-            let id = which(self).send_request(req.clone()).unwrap();
+            ids.push(which(self).send_request(req.clone()).unwrap());
             let until = Instant::now() + StdDuration::from_millis(100);
             while Instant::now() < until {
                 // Keep the state fresh while waiting.
@@ -198,7 +202,7 @@ impl Peer {
                 self.joint_states.publish(msg).unwrap();
                 self.sent += 1;
                 if let Some((rid, resp)) = which(self).receive_response().unwrap() {
-                    if rid == id {
+                    if ids.contains(&rid) {
                         return resp;
                     }
                 }
