@@ -25,59 +25,15 @@
 #[path = "ros_common/netns.rs"]
 mod netns;
 
+mod mujoco_common;
+use mujoco_common::{python, require_python_modules, scenario, serial, tmp_dir, tool, Killer};
+
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::{Mutex, MutexGuard};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use fesdj_mpc::model::{crba, gravity, nonlinear_effects, Data, Model, ModelOptions, RootJoint};
 use serde_json::Value;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn python() -> String {
-    std::env::var("FESDJ_PYTHON").unwrap_or_else(|_| "python3".into())
-}
-
-/// One test of this file at a time: the bridge paces itself to the wall clock, and parallel
-/// simulators on a 2-core machine would make each other late.
-static SERIAL: Mutex<()> = Mutex::new(());
-
-fn serial() -> MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn require_python_modules() {
-    let out = Command::new(python())
-        .args(["-c", "import mujoco, cyclonedds, yaml, numpy"])
-        .output()
-        .expect("run python3");
-    assert!(
-        out.status.success(),
-        "the MuJoCo bridge tests need PyPI mujoco, cyclonedds, pyyaml and numpy: \
-         python3 -m pip install -r tools/requirements.txt\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-fn tool(name: &str) -> PathBuf {
-    root().join("tools").join(name)
-}
-
-fn scenario(name: &str) -> PathBuf {
-    root()
-        .join("tools")
-        .join("scenarios")
-        .join(format!("{name}.yaml"))
-}
-
-fn tmp_dir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("fesdj_mujoco_{tag}_{}", std::process::id()));
-    std::fs::create_dir_all(&d).expect("create a temporary folder");
-    d
-}
 
 fn read_json(path: &Path) -> Value {
     let text = std::fs::read_to_string(path)
@@ -244,17 +200,6 @@ fn pusher_mujoco_model_matches_urdf_and_our_dynamics() {
 }
 
 // --- the bridge over DDS -------------------------------------------------------------------------
-
-struct Killer(Option<Child>);
-
-impl Drop for Killer {
-    fn drop(&mut self) {
-        if let Some(c) = &mut self.0 {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-}
 
 fn wait_with_timeout(child: &mut Killer, limit: Duration, what: &str) -> std::process::Output {
     let start = Instant::now();

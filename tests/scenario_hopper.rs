@@ -11,14 +11,16 @@
 //! the initial state until the node's first command (`--start-on-command`).
 
 mod hopper_common;
+mod mujoco_common;
 use hopper_common::flight_phases;
+use mujoco_common::{python, require_python_modules, root, serial, tmp_dir, Killer};
 
 #[path = "ros_common/mod.rs"]
 mod common;
 use common::{netns, process};
 
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -33,26 +35,6 @@ const FALLEN_Z: f64 = 0.06;
 /// The bad-situations test: the node's `stale_state_timeout` and the listening peer's time.
 const STALE_S: f64 = 0.03;
 const PEER_S: f64 = 25.0;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn python() -> String {
-    std::env::var("FESDJ_PYTHON").unwrap_or_else(|_| "python3".into())
-}
-
-/// Kills the child if the test panics before it ended.
-struct Killer(Option<Child>);
-
-impl Drop for Killer {
-    fn drop(&mut self) {
-        if let Some(c) = &mut self.0 {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-}
 
 /// Wait for the child to exit (killing it after `limit`); exit code and stderr.
 fn wait(child: &mut Killer, limit: Duration) -> (Option<i32>, String) {
@@ -93,14 +75,6 @@ fn numbers(v: &Value) -> Vec<f64> {
     v.as_array()
         .map(|a| a.iter().map(|x| x.as_f64().unwrap_or(f64::NAN)).collect())
         .unwrap_or_default()
-}
-
-/// One scenario at a time: the bridge paces MuJoCo to the wall clock and the node plans in
-/// real time, so two runs side by side on a 2-core machine would make each other late.
-static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 fn config() -> PathBuf {
@@ -155,23 +129,6 @@ fn interrupt(node: &mut Killer) -> String {
     err
 }
 
-fn require_python_modules() {
-    let modules = Command::new(python())
-        .args(["-c", "import mujoco, cyclonedds, yaml, numpy"])
-        .status();
-    assert!(
-        matches!(modules, Ok(s) if s.success()),
-        "needs PyPI mujoco, cyclonedds, pyyaml, numpy: python3 -m pip install -r \
-         tools/requirements.txt"
-    );
-}
-
-fn temp_dir(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("fesdj_scenario_{tag}_{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
-
 fn read_log(path: &std::path::Path) -> Value {
     serde_json::from_slice(&std::fs::read(path).expect("bridge log")).expect("bridge log is JSON")
 }
@@ -183,7 +140,7 @@ fn node_hops_the_mujoco_hopper_forward() {
         return;
     }
     require_python_modules();
-    let dir = temp_dir("hopper");
+    let dir = tmp_dir("hopper");
     let log = dir.join("mujoco.json");
     let config = config();
     let mut bridge = spawn_bridge("hopper", DURATION_S, &log);
@@ -262,7 +219,7 @@ fn bump_bridge_stop_and_bridge_restart() {
         return;
     }
     require_python_modules();
-    let dir = temp_dir("restart");
+    let dir = tmp_dir("restart");
     let (log_a, log_b) = (dir.join("bump.json"), dir.join("restart.json"));
     let mut peer = Killer(Some(
         Command::new(python())
