@@ -179,15 +179,21 @@ impl MpcProvider {
     /// fallback law) for the last state, in effort-joint order.
     fn write_command(&mut self, effort: &mut [f64]) -> Result<(), mpc::MpcError> {
         let u = self.controller.command(self.t, &self.q, &self.v)?;
-        for (e, &c) in effort.iter_mut().zip(&self.effort_control) {
-            *e = u.get(c).copied().unwrap_or(0.0);
-        }
+        to_efforts(u, &self.effort_control, effort);
         Ok(())
     }
 
     fn seconds(&mut self, stamp: Time) -> f64 {
         let origin = *self.t_origin.get_or_insert(stamp);
         (stamp.to_nanos() - origin.to_nanos()) as f64 * 1e-9
+    }
+}
+
+/// Controls `u` (the model's inputs) in effort-joint order: effort joint `j` takes input
+/// `effort_control[j]`.
+fn to_efforts(u: &[f64], effort_control: &[usize], effort: &mut [f64]) {
+    for (e, &c) in effort.iter_mut().zip(effort_control) {
+        *e = u.get(c).copied().unwrap_or(0.0);
     }
 }
 
@@ -307,9 +313,7 @@ impl PlanProvider for MpcProvider {
         let Some(u) = self.controller.stale_command() else {
             return false;
         };
-        for (e, &c) in effort.iter_mut().zip(&self.effort_control) {
-            *e = u.get(c).copied().unwrap_or(0.0);
-        }
+        to_efforts(u, &self.effort_control, effort);
         effort.iter().all(|e| e.is_finite())
     }
 

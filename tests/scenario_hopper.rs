@@ -13,7 +13,9 @@
 mod hopper_common;
 mod mujoco_common;
 use hopper_common::flight_phases;
-use mujoco_common::{python, require_python_modules, root, serial, tmp_dir, Killer};
+use mujoco_common::{
+    python, require_python_modules, root, scenario, serial, tmp_dir, tool, Killer,
+};
 
 #[path = "ros_common/mod.rs"]
 mod common;
@@ -28,9 +30,9 @@ use serde_json::Value;
 const DURATION_S: f64 = 4.0;
 const EFFORT_LIMIT: f64 = 50.0; // config/hopper_mpc.yaml mpc.effort_limit
 /// Fallen: lower than this the body (drawn by the bridge as a 0.045 m sphere; it has no
-/// collision geometry) would touch the ground. Standing on its leg the body stays above the leg's lower stop, 0.1 m; a hard
-/// landing that bottoms the leg out reached 0.100 m in CI (foot sinking into MuJoCo's soft
-/// floor), so the threshold sits between the two.
+/// collision geometry) would touch the ground. Standing on its leg the body stays above the
+/// leg's lower stop, 0.1 m; a hard landing that bottoms the leg out reached 0.100 m in CI
+/// (foot sinking into MuJoCo's soft floor), so the threshold sits between the two.
 const FALLEN_Z: f64 = 0.06;
 /// The bad-situations test: the node's `stale_state_timeout` and the listening peer's time.
 const STALE_S: f64 = 0.03;
@@ -81,14 +83,14 @@ fn config() -> PathBuf {
     root().join("config/hopper_mpc.yaml")
 }
 
-/// The MuJoCo bridge on `tools/scenarios/<scenario>.yaml` with the hopper MPC's config, held
+/// The MuJoCo bridge on `tools/scenarios/<name>.yaml` with the hopper MPC's config, held
 /// until the first command, for `seconds` of simulated time, logging to `log`.
-fn spawn_bridge(scenario: &str, seconds: f64, log: &std::path::Path) -> Killer {
+fn spawn_bridge(name: &str, seconds: f64, log: &std::path::Path) -> Killer {
     Killer(Some(
         Command::new(python())
-            .arg(root().join("tools/mujoco_sim.py"))
+            .arg(tool("mujoco_sim.py"))
             .arg("--scenario")
-            .arg(root().join(format!("tools/scenarios/{scenario}.yaml")))
+            .arg(scenario(name))
             .arg("--config")
             .arg(config())
             .args(["--duration", &seconds.to_string()])
@@ -147,18 +149,8 @@ fn node_hops_the_mujoco_hopper_forward() {
     let mut node = spawn_node(&config, &dir, &[]);
     let (code, bridge_err) = wait(&mut bridge, Duration::from_secs(120));
     assert_eq!(code, Some(0), "the bridge ends by itself: {bridge_err}");
-    let pid = node
-        .0
-        .as_ref()
-        .map(|c| c.id().to_string())
-        .unwrap_or_default();
-    let _ = Command::new("kill").args(["-INT", &pid]).status();
-    let (code, node_err) = wait(&mut node, Duration::from_secs(20));
-    eprintln!("{node_err}");
-    assert_eq!(code, Some(0), "SIGINT ends the node with 0");
-
-    let doc: Value = serde_json::from_slice(&std::fs::read(&log).expect("bridge log"))
-        .expect("bridge log is JSON");
+    interrupt(&mut node);
+    let doc = read_log(&log);
     let summary = &doc["summary"];
     eprintln!("bridge summary: {summary}");
     let samples = doc["samples"].as_array().cloned().unwrap_or_default();
@@ -223,7 +215,7 @@ fn bump_bridge_stop_and_bridge_restart() {
     let (log_a, log_b) = (dir.join("bump.json"), dir.join("restart.json"));
     let mut peer = Killer(Some(
         Command::new(python())
-            .arg(root().join("tools/dds_node_peer.py"))
+            .arg(tool("dds_node_peer.py"))
             .args(["--mode", "listen", "--duration", &PEER_S.to_string()])
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

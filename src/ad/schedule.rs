@@ -12,7 +12,6 @@
 //! same operation on the same operands as before, so the results are bit for bit the same.
 
 use super::function::{Instr, TapeOp};
-use super::op::OpCode;
 
 /// A run `fast[start..end]` of instructions of one kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,12 +74,8 @@ fn kind(op: TapeOp) -> u16 {
         TapeOp::MulAdd => 18,
         TapeOp::MulSub => 19,
         TapeOp::SubMul => 20,
-        TapeOp::Op(op) => 32 + opcode_index(op),
+        TapeOp::Op(op) => 32 + op as u16,
     }
-}
-
-fn opcode_index(op: OpCode) -> u16 {
-    op as u16
 }
 
 /// Reorder `tape` (registers allocated in its order, `n_regs` of them) into runs of one kind;

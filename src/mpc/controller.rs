@@ -473,20 +473,9 @@ impl Controller {
         if self.current.covers(t) {
             return self.current.control_at(t);
         }
-        let (q, v) = self.x.split_at(self.n_q);
-        self.settings.fallback.control(
-            &self.settings.actuated,
-            &self.settings.effort_limit,
-            q,
-            v,
-            &self.q_hold,
-            &mut self.u_fallback,
-        );
-        &self.u_fallback
+        self.fallback_at_last_state(false)
     }
-}
 
-impl Controller {
     /// The command for a tick without a valid measurement (the state went stale, or every
     /// recent message was rejected): the fallback law at the last measured positions with zero
     /// velocity — a stale velocity is not damped against, so joint damping commands zero and
@@ -497,15 +486,22 @@ impl Controller {
         if !self.have_state {
             return None;
         }
+        Some(self.fallback_at_last_state(true))
+    }
+
+    /// The fallback law at the last measured state (its velocity, or zero).
+    fn fallback_at_last_state(&mut self, zero_velocity: bool) -> &[f64] {
+        let (q, v) = self.x.split_at(self.n_q);
+        let v = if zero_velocity { &self.v_zero[..] } else { v };
         self.settings.fallback.control(
             &self.settings.actuated,
             &self.settings.effort_limit,
-            &self.x[..self.n_q],
-            &self.v_zero,
+            q,
+            v,
             &self.q_hold,
             &mut self.u_fallback,
         );
-        Some(&self.u_fallback)
+        &self.u_fallback
     }
 }
 
