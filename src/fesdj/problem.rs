@@ -573,16 +573,31 @@ impl FesdjProblem {
     /// from the saved solution moved by the time that passed since it was saved. Returns false
     /// (and changes nothing) without a checkpoint. No allocation.
     pub fn revert_shifted(&mut self) -> bool {
+        self.revert(true)
+    }
+
+    /// After a failed solve: make the checkpoint the last solution again (and the new
+    /// checkpoint), moved by one control interval when `shift` (as
+    /// [`FesdjProblem::revert_shifted`]) or in place. Returns false (and changes nothing)
+    /// without a checkpoint. No allocation.
+    pub fn revert(&mut self, shift: bool) -> bool {
         if !self.has_ckpt {
             return false;
         }
-        shift_by_interval(&self.ckpt, &mut self.solution, &self.interval_vars);
-        shift_duals(
-            &self.ckpt_duals,
-            &mut self.duals,
-            &self.interval_rows,
-            &self.interval_vars,
-        );
+        if shift {
+            shift_by_interval(&self.ckpt, &mut self.solution, &self.interval_vars);
+            shift_duals(
+                &self.ckpt_duals,
+                &mut self.duals,
+                &self.interval_rows,
+                &self.interval_vars,
+            );
+        } else {
+            self.solution.copy_from_slice(&self.ckpt);
+            for (d, c) in self.duals.iter_mut().zip(&self.ckpt_duals) {
+                d.copy_from_slice(c);
+            }
+        }
         self.has_solution = true;
         self.checkpoint();
         true

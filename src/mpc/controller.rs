@@ -25,6 +25,9 @@ pub struct Counters {
     pub fallbacks: u64,
     /// Cold starts (first solve, and the first after a failure).
     pub cold_starts: u64,
+    /// Warm starts from the last solution moved by one control interval (the others start
+    /// from it in place; see [`MpcSettings::shift`]).
+    pub shifted_starts: u64,
     /// Solves from a measured state that penetrated a contact and was projected
     /// ([`Controller::set_gap_projection`]).
     pub projected_states: u64,
@@ -76,6 +79,15 @@ pub struct Controller {
     x_plan: Vec<f64>,
     last_penetration: f64,
     counters: Counters,
+    /// Length of a control interval (s).
+    interval: f64,
+    /// Time at which the grid of the problem's present solution begins (the last attempt's
+    /// state time).
+    t_aligned: f64,
+    /// Elapsed time not yet shifted out of the warm start, in control intervals.
+    shift_debt: f64,
+    /// The last attempt started from the solution moved by one interval.
+    shifted: bool,
 }
 
 impl std::fmt::Debug for Controller {
@@ -105,6 +117,7 @@ impl Controller {
                 why: "does not match the problem's controls".into(),
             });
         }
+        let interval = problem.options().t_final / layout.n_intervals() as f64;
         let current = Plan::sized(layout, n_u, n_c);
         problem.set_warm_duals(settings.warm_duals);
         let candidate = current.clone();
@@ -132,6 +145,10 @@ impl Controller {
             x_plan: vec![0.0; 2 * n_q],
             last_penetration: 0.0,
             counters: Counters::default(),
+            interval,
+            t_aligned: 0.0,
+            shift_debt: 0.0,
+            shifted: false,
             settings,
         })
     }
@@ -330,6 +347,7 @@ impl Controller {
             t.ready = false;
         }
         self.failures_in_row = 0;
+        self.shift_debt = 0.0;
         self.current.source = PlanSource::Fallback;
         if self.have_state {
             self.q_hold.copy_from_slice(&self.x[..self.n_q]);
@@ -366,15 +384,21 @@ impl Controller {
             }
             self.wall = wall;
         }
+        self.shifted = self.warm && self.settings.shift && self.take_shift();
+        self.t_aligned = self.t_state;
+        if self.shifted {
+            self.counters.shifted_starts += 1;
+        }
         let (sigma0, start) = if self.warm {
             let start = match &self.tail {
-                Some(t) if self.settings.shift && t.ready => Start::ShiftedTail(&t.values),
-                _ if self.settings.shift => Start::Shifted,
+                Some(t) if self.shifted && t.ready => Start::ShiftedTail(&t.values),
+                _ if self.shifted => Start::Shifted,
                 _ => Start::Previous,
             };
             (self.settings.warm_sigma0, start)
         } else {
             self.counters.cold_starts += 1;
+            self.shift_debt = 0.0;
             (self.settings.cold_sigma0, Start::Guess)
         };
         if sigma0 != self.sigma0 {
@@ -421,12 +445,12 @@ impl Controller {
             if let Some(t) = self.tail.as_mut() {
                 t.ready = false;
             }
-            // Warm again from the last verified plan moved on by one interval per tick, or
-            // cold.
+            // Warm again from the last verified plan, moved on as this attempt's start was
+            // (the next attempt moves it by the time that passes until then), or cold.
             self.warm = self.settings.shift
                 && self.can_revert
                 && self.failures_in_row <= self.settings.warm_retries
-                && self.problem.revert_shifted();
+                && self.problem.revert(self.shifted);
             if self.current.source != PlanSource::Fallback && self.current.covers(self.t_state) {
                 self.current.source = PlanSource::Previous;
             } else {
@@ -444,6 +468,23 @@ impl Controller {
             }
         }
         Ok(&self.current)
+    }
+
+    /// Whether this warm start moves the last solution by one control interval (§4.8). The
+    /// time since the solution's grid began accumulates in intervals (error diffusion) and a
+    /// shift is due once half an interval has gathered: ticks one interval apart shift every
+    /// time, ticks half an interval apart every other time (the other ticks start from the
+    /// solution in place), so the warm start's grid never drifts more than half an interval
+    /// from the time that passed **[ours]**. A backlog beyond that (a long pause between
+    /// solves) is capped: one shift per solve.
+    fn take_shift(&mut self) -> bool {
+        self.shift_debt += (self.t_state - self.t_aligned) / self.interval;
+        if self.shift_debt >= 0.5 {
+            self.shift_debt = (self.shift_debt - 1.0).min(0.5);
+            true
+        } else {
+            false
+        }
     }
 
     /// Every value of the last solution finite, and its controls within the effort limits.

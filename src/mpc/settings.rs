@@ -17,7 +17,9 @@ pub struct MpcSettings {
     /// σ₀ of a cold start (default 1, the spec's σ₀).
     pub cold_sigma0: f64,
     /// Shift the previous solution by one control interval for the warm start (§4.8, default
-    /// true; false re-uses it in place).
+    /// true; false re-uses it in place). Ticks need not be one interval apart: the shift
+    /// happens when the time passed since the solution's grid began, accumulated over ticks,
+    /// reaches half an interval (ticking at twice the interval rate shifts every other tick).
     pub shift: bool,
     /// Warm starts carry the previous solution's multipliers too (shifted like the primal
     /// point) and start the barrier parameter small (default true; false: primal warm start).
