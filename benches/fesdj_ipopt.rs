@@ -53,6 +53,22 @@
 //! in its first NLP), hopper 0.04 (different local optima).
 //! ```
 //!
+//! Measured 2026-12-03 after two_discs.yaml switched to the ℓ1-penalty homotopy
+//! (`solver.relaxation: l1_penalty`; both solvers run it), idle 2-core machine, same command:
+//!
+//! ```text
+//! two_discs    ours    Solved                   2731    9      4.15    683.28172   4.2e-11    2.5e-6
+//! two_discs    IPOPT   Solved                   2031    9     35.21    680.48647   7.4e-12    1.3e-6
+//! three_boxes  ours    Solved                   3290   27     12.87    300.37237     0.0e0     0.0e0
+//! three_boxes  IPOPT   MaxTime                  2317    1    240.07   3397.34482     1.0e0    9.0e-1
+//! hopper_ocp   ours    Solved                    369    3      0.39     14.20965    9.8e-8    2.5e-5
+//! hopper_ocp   IPOPT   Solved                   1026    6      8.36      8.42878   3.9e-11    1.7e-7
+//! ratios ours/IPOPT (time): two_discs 0.12 (both solved), three_boxes 0.05 (IPOPT capped
+//! in its first NLP), hopper 0.05 (different local optima).
+//! simulate (FESDJ_BENCH_CONFIGS=bouncing_ball_1d,bouncing_ball_2d,bouncing_ball_3d): ball_1d
+//! 0.12 s, ball_2d 0.29 s, ball_3d 9.0 s per simulated second (ball_3d now Solved: polish always).
+//! ```
+//!
 //! With `FESDJ_BENCH_CONFIGS=three_boxes FESDJ_BENCH_MAX_WALL=600` IPOPT converges too, to
 //! the same point: Solved, 4251 iterations, 25 NLPs, 416.86 s, objective 300.37218, max G H
 //! 6.0e-8 (ours in that run: 2814 iterations, 12.41 s; time ratio 0.03, iterations 0.66);
