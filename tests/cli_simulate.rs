@@ -85,6 +85,49 @@ fn ball_2d_slips_then_sticks_exactly() {
     assert!(f(&doc["final"]["v"][0]).abs() < 1e-6);
 }
 
+/// Spec §6.4 item 3 through the command line: the shipped 3D ball (slip-rate conic friction)
+/// has the exact impact, stick time and final state.
+#[test]
+fn ball_3d_slips_then_sticks_exactly() {
+    let (doc, _) = run(&["simulate", "config/bouncing_ball_3d.yaml"], "ball3d");
+    assert_eq!(doc["status"], "Solved");
+    let impacts = doc["impacts"].as_array().unwrap();
+    assert_eq!(impacts.len(), 1, "{impacts:?}");
+    assert!((f(&impacts[0]["t"]) - 0.447213595499958).abs() < 1e-6);
+    assert!((f(&impacts[0]["Lambda_n"]) - 4.47213595499958).abs() < 1e-5);
+    let lt: Vec<f64> = impacts[0]["Lambda_t"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(f)
+        .collect();
+    // ‖Λ_t‖ = μ Λ_n, opposite to the slip direction (2, 1).
+    assert!(((lt[0] * lt[0] + lt[1] * lt[1]).sqrt() - 0.894427190999916).abs() < 1e-5);
+    assert!(lt[0] < 0.0 && (lt[0] - 2.0 * lt[1]).abs() < 1e-6, "{lt:?}");
+    let stick: Vec<f64> = doc["switches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["kind"] == "slip_to_stick")
+        .map(|s| f(&s["t"]))
+        .collect();
+    assert_eq!(stick.len(), 1, "{stick:?}");
+    assert!(
+        (stick[0] - 1.11803398874989).abs() < 1e-6,
+        "stick at {}",
+        stick[0]
+    );
+    let want = [1.29691942694988, 0.648459713474939, 0.0];
+    for (k, w) in want.iter().enumerate() {
+        assert!(
+            (f(&doc["final"]["q"][k]) - w).abs() < 1e-6,
+            "{}",
+            doc["final"]
+        );
+        assert!(f(&doc["final"]["v"][k]).abs() < 1e-6, "{}", doc["final"]);
+    }
+}
+
 #[test]
 fn two_balls_final_state_and_impacts() {
     let (doc, _) = run(&["simulate", "config/two_balls_spring.yaml"], "two_balls");
