@@ -124,7 +124,7 @@ fn two_discs_solves_and_reproduces_section_6_2() {
         );
     }
     assert!(
-        impulses.iter().all(|&(_, l)| l > 0.5 || l < 0.1),
+        impulses.iter().all(|&(_, l)| !(0.1..=0.5).contains(&l)),
         "the other impulses are small (≲ 0.1): {impulses:?}"
     );
 
