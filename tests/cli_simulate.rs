@@ -45,6 +45,17 @@ fn f(v: &Value) -> f64 {
     v.as_f64().unwrap()
 }
 
+/// Times of the document's slip-to-stick switches.
+fn stick_times(doc: &Value) -> Vec<f64> {
+    doc["switches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["kind"] == "slip_to_stick")
+        .map(|s| f(&s["t"]))
+        .collect()
+}
+
 #[test]
 fn ball_1d_bounces_exactly() {
     let (doc, _) = run(&["simulate", "config/bouncing_ball_1d.yaml"], "ball1d");
@@ -72,13 +83,7 @@ fn ball_2d_slips_then_sticks_exactly() {
     assert_eq!(impacts.len(), 1);
     assert!((f(&impacts[0]["t"]) - 0.447213595499958).abs() < 1e-6);
     assert!((f(&impacts[0]["Lambda_n"]) - 4.47213595499958).abs() < 1e-5);
-    let stick: Vec<f64> = doc["switches"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|s| s["kind"] == "slip_to_stick")
-        .map(|s| f(&s["t"]))
-        .collect();
+    let stick = stick_times(&doc);
     assert_eq!(stick.len(), 1, "{stick:?}");
     assert!((stick[0] - 4.0 / 3.0).abs() < 1e-6, "stick at {}", stick[0]);
     assert!((f(&doc["final"]["q"][0]) - 2.96666666666667).abs() < 1e-6);
@@ -104,13 +109,7 @@ fn ball_3d_slips_then_sticks_exactly() {
     // ‖Λ_t‖ = μ Λ_n, opposite to the slip direction (2, 1).
     assert!(((lt[0] * lt[0] + lt[1] * lt[1]).sqrt() - 0.894427190999916).abs() < 1e-5);
     assert!(lt[0] < 0.0 && (lt[0] - 2.0 * lt[1]).abs() < 1e-6, "{lt:?}");
-    let stick: Vec<f64> = doc["switches"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|s| s["kind"] == "slip_to_stick")
-        .map(|s| f(&s["t"]))
-        .collect();
+    let stick = stick_times(&doc);
     assert_eq!(stick.len(), 1, "{stick:?}");
     assert!(
         (stick[0] - 1.11803398874989).abs() < 1e-6,

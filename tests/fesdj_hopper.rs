@@ -8,8 +8,9 @@ mod hopper_common;
 use hopper_common::foot_height;
 
 use fesdj_mpc::cli::run::solve_options;
+use fesdj_mpc::cli::solve::build_ocp;
 use fesdj_mpc::config::Problem;
-use fesdj_mpc::fesdj::{FesdjOptions, FesdjProblem, Simulator, Start, Trajectory};
+use fesdj_mpc::fesdj::{FesdjOptions, Simulator, Start, Trajectory};
 use std::path::Path;
 
 const MU: f64 = 0.45;
@@ -22,11 +23,7 @@ fn load() -> Problem {
 
 fn solve(problem: &Problem) -> (Trajectory, FesdjOptions) {
     let setup = problem.ocp().expect("ocp");
-    let mut fp =
-        FesdjProblem::new(&setup.ocp, &setup.options, solve_options(problem)).expect("problem");
-    let mut p = fp.parameters().to_vec();
-    setup.write_references(fp.layout(), &mut p);
-    fp.set_parameters(&p).expect("parameters");
+    let mut fp = build_ocp(problem).expect("problem");
     let tr = fp.solve(Start::Guess).expect("solve");
     eprintln!(
         "hopper: {:?} f {:.6e} comp {:.2e} nlp {} hom {} {:.2} s final {:?}",

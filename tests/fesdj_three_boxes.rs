@@ -18,9 +18,9 @@
 //! Λ ≈ 3.2 and then pushes it through sustained contact (λ_n¹ ≈ 7.4 in 0.44–0.8); both impacts
 //! sit at the earliest instant `no_initial_impacts` allows in their interval (see the config).
 
-use fesdj_mpc::cli::run::solve_options;
+use fesdj_mpc::cli::solve::build_ocp;
 use fesdj_mpc::config::Problem;
-use fesdj_mpc::fesdj::{FesdjProblem, Start, Trajectory};
+use fesdj_mpc::fesdj::{Start, Trajectory};
 use fesdj_mpc::solver::Status;
 use std::path::Path;
 
@@ -31,12 +31,7 @@ fn solve() -> Trajectory {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/three_boxes.yaml");
     // The shipped config as `fesdj solve` reads it (its IPM settings are in the file).
     let problem = Problem::load(&path, &[]).expect("shipped config loads");
-    let setup = problem.ocp().expect("OCP section");
-    let mut fp = FesdjProblem::new(&setup.ocp, &setup.options, solve_options(&problem))
-        .expect("transcription");
-    let mut p = fp.parameters().to_vec();
-    setup.write_references(fp.layout(), &mut p);
-    fp.set_parameters(&p).expect("parameters");
+    let mut fp = build_ocp(&problem).expect("transcription");
     let tr = fp.solve(Start::Guess).expect("solve runs");
     eprintln!(
         "three boxes: {:?} f {:.6} comp {:.2e} (min {:.2e}) nlp {} hom {} {:.1} s",

@@ -14,9 +14,9 @@
 //! * the controls saturate at ±30 late in the manoeuvre ([P]: around t ≈ 3.1–3.4);
 //! * final positions swapped.
 
-use fesdj_mpc::cli::run::solve_options;
+use fesdj_mpc::cli::solve::build_ocp;
 use fesdj_mpc::config::Problem;
-use fesdj_mpc::fesdj::{FesdjProblem, Start, Trajectory};
+use fesdj_mpc::fesdj::{Start, Trajectory};
 use fesdj_mpc::solver::Status;
 use std::path::Path;
 
@@ -30,12 +30,7 @@ const U_MAX: f64 = 30.0;
 fn solve() -> (Trajectory, Vec<Vec<f64>>) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/two_discs.yaml");
     let problem = Problem::load(&path, &[]).expect("shipped config loads");
-    let setup = problem.ocp().expect("OCP section");
-    let mut fp = FesdjProblem::new(&setup.ocp, &setup.options, solve_options(&problem))
-        .expect("transcription");
-    let mut p = fp.parameters().to_vec();
-    setup.write_references(fp.layout(), &mut p);
-    fp.set_parameters(&p).expect("parameters");
+    let mut fp = build_ocp(&problem).expect("transcription");
     let tr = fp.solve(Start::Guess).expect("solve runs");
     eprintln!(
         "two discs: {:?} f {:.6} comp {:.2e} nlp {} hom {} {:.1} s",

@@ -21,7 +21,7 @@ use fesdj_mpc::cli::mpc::build;
 use fesdj_mpc::cli::run::solve_options;
 use fesdj_mpc::config::Problem;
 use fesdj_mpc::fesdj::{FesdjOptions, FesdjProblem, Simulator, SolveOptions, Start};
-use fesdj_mpc::mpc::{run_closed_loop, ClosedLoopOptions, PlanSource};
+use fesdj_mpc::mpc::{run_closed_loop, ClosedLoopLog, ClosedLoopOptions, PlanSource};
 use std::path::Path;
 
 fn problem(overrides: &[&str]) -> Problem {
@@ -30,24 +30,31 @@ fn problem(overrides: &[&str]) -> Problem {
     Problem::load(&path, &o).expect("hopper_mpc.yaml")
 }
 
-#[test]
-fn shipped_hopper_mpc_hops_forward_against_the_accurate_plant() {
-    let mut cl = build(problem(&[])).expect("build");
+/// The config with `overrides` built as `fesdj mpc` builds it and run for `steps` ticks with a
+/// generous deadline: the initial state and the log.
+fn closed_loop(overrides: &[&str], steps: usize) -> (Vec<f64>, ClosedLoopLog) {
+    let mut cl = build(problem(overrides)).expect("build");
     let x0 = cl.problem.x0();
     let log = run_closed_loop(
         &mut cl.controller,
         &mut cl.plant,
         &x0,
         &ClosedLoopOptions {
-            steps: 80,
+            steps,
             deadline_s: 1.0,
             noise_std: Vec::new(),
             seed: 1,
         },
     )
-    .expect("no plant failure in 80 ticks");
-    let c = log.summary.counters;
+    .expect("no plant failure");
     eprintln!("summary {:?}", log.summary);
+    (x0, log)
+}
+
+#[test]
+fn shipped_hopper_mpc_hops_forward_against_the_accurate_plant() {
+    let (x0, log) = closed_loop(&[], 80);
+    let c = log.summary.counters;
     assert_eq!(c.solves, 80);
     assert_eq!(c.verified, 80, "{c:?}");
     // One tick per control interval: every warm start moves the plan by one interval.
@@ -73,28 +80,16 @@ fn shipped_hopper_mpc_hops_forward_against_the_accurate_plant() {
 /// asks for speed, not for hops: on this plant it mostly scoots, one short flight in 3 s).
 #[test]
 fn hopper_mpc_at_twice_the_interval_rate_shifts_every_other_tick() {
-    let mut cl = build(problem(&[
-        "mpc.rate_hz=50",
-        "horizon.N=10",
-        "mpc.plant.fesdj.use_fesd=false",
-    ]))
-    .expect("build");
-    let x0 = cl.problem.x0();
     let ticks = 100;
-    let log = run_closed_loop(
-        &mut cl.controller,
-        &mut cl.plant,
-        &x0,
-        &ClosedLoopOptions {
-            steps: ticks,
-            deadline_s: 1.0,
-            noise_std: Vec::new(),
-            seed: 1,
-        },
-    )
-    .expect("no plant failure");
+    let (x0, log) = closed_loop(
+        &[
+            "mpc.rate_hz=50",
+            "horizon.N=10",
+            "mpc.plant.fesdj.use_fesd=false",
+        ],
+        ticks,
+    );
     let c = log.summary.counters;
-    eprintln!("summary {:?}", log.summary);
     assert_eq!(c.verified, ticks as u64, "{c:?}");
     // Tick k (k ≥ 1) is 0.5 k intervals after the cold start: ticks 1, 3, 5, ... shift.
     assert_eq!(c.shifted_starts, ticks as u64 / 2, "{c:?}");

@@ -21,17 +21,13 @@ pub fn solve(args: &SolveArgs) -> Result<serde_json::Value, RunError> {
     for w in &problem.warnings {
         eprintln!("warning: {w}");
     }
-    let setup = problem.ocp()?;
-    let mut fp = FesdjProblem::new(&setup.ocp, &setup.options, solve_options(&problem))?;
-    let mut p = fp.parameters().to_vec();
-    setup.write_references(fp.layout(), &mut p);
-    fp.set_parameters(&p)?;
+    let mut fp = build_ocp(&problem)?;
     let pb = spinner(
         &args.run,
         &format!(
             "solving the OCP (n_w = {}, N = {}, homotopy)",
             fp.n_w(),
-            setup.options.n_intervals
+            fp.layout().n_intervals()
         ),
     );
     let result = fp.solve(Start::Guess);
@@ -39,6 +35,18 @@ pub fn solve(args: &SolveArgs) -> Result<serde_json::Value, RunError> {
     let doc = serde_json::to_value(result?)?;
     write_outputs(&doc, &labels(&problem, "solve"), &args.run)?;
     Ok(doc)
+}
+
+/// The OCP of a loaded problem file as `fesdj solve` builds it: transcribed with the file's
+/// `fesdj` options and `solver` settings, its references written into the parameters; ready
+/// for `solve(Start::Guess)`.
+pub fn build_ocp(problem: &Problem) -> Result<FesdjProblem, RunError> {
+    let setup = problem.ocp()?;
+    let mut fp = FesdjProblem::new(&setup.ocp, &setup.options, solve_options(problem))?;
+    let mut p = fp.parameters().to_vec();
+    setup.write_references(fp.layout(), &mut p);
+    fp.set_parameters(&p)?;
+    Ok(fp)
 }
 
 /// Run the command; returns the process exit code.
