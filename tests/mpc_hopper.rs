@@ -51,6 +51,19 @@ fn closed_loop(overrides: &[&str], steps: usize) -> (Vec<f64>, ClosedLoopLog) {
     (x0, log)
 }
 
+/// More than 0.5 m forward; at every tick the body above 0.25 m, |pitch| < 0.5 and the foot
+/// not below the ground.
+fn forward_and_upright(x0: &[f64], log: &ClosedLoopLog) {
+    let x_end = log.final_state[0];
+    assert!(x_end - x0[0] > 0.5, "forward {:.3} m", x_end - x0[0]);
+    for t in &log.ticks {
+        assert!(t.q[1] > 0.25, "body z {} at t = {}", t.q[1], t.t);
+        assert!(t.q[2].abs() < 0.5, "pitch {} at t = {}", t.q[2], t.t);
+        let h = foot_height(&t.q);
+        assert!(h > -1e-6, "foot below the ground ({h}) at t = {}", t.t);
+    }
+}
+
 #[test]
 fn shipped_hopper_mpc_hops_forward_against_the_accurate_plant() {
     let (x0, log) = closed_loop(&[], 80);
@@ -60,14 +73,7 @@ fn shipped_hopper_mpc_hops_forward_against_the_accurate_plant() {
     // One tick per control interval: every warm start moves the plan by one interval.
     assert_eq!(c.shifted_starts, 79, "{c:?}");
     assert!(log.ticks.iter().all(|t| t.source == PlanSource::Fresh));
-    let x_end = log.final_state[0];
-    assert!(x_end - x0[0] > 0.5, "forward {:.3} m", x_end - x0[0]);
-    for t in &log.ticks {
-        assert!(t.q[1] > 0.25, "body z {} at t = {}", t.q[1], t.t);
-        assert!(t.q[2].abs() < 0.5, "pitch {} at t = {}", t.q[2], t.t);
-        let h = foot_height(&t.q);
-        assert!(h > -1e-6, "foot below the ground ({h}) at t = {}", t.t);
-    }
+    forward_and_upright(&x0, &log);
     let flights = flight_phases(log.ticks.iter().map(|t| t.q.as_slice()));
     assert!(flights >= 2, "{flights} flight phases");
 }
@@ -93,14 +99,7 @@ fn hopper_mpc_at_twice_the_interval_rate_shifts_every_other_tick() {
     assert_eq!(c.verified, ticks as u64, "{c:?}");
     // Tick k (k ≥ 1) is 0.5 k intervals after the cold start: ticks 1, 3, 5, ... shift.
     assert_eq!(c.shifted_starts, ticks as u64 / 2, "{c:?}");
-    let x_end = log.final_state[0];
-    assert!(x_end - x0[0] > 0.5, "forward {:.3} m", x_end - x0[0]);
-    for t in &log.ticks {
-        assert!(t.q[1] > 0.25, "body z {} at t = {}", t.q[1], t.t);
-        assert!(t.q[2].abs() < 0.5, "pitch {} at t = {}", t.q[2], t.t);
-        let h = foot_height(&t.q);
-        assert!(h > -1e-6, "foot below the ground ({h}) at t = {}", t.t);
-    }
+    forward_and_upright(&x0, &log);
 }
 
 /// `(x, u)` of the plant step that ended `fesdj mpc config/hopper_mpc.yaml` at t = 0.45 s
