@@ -556,7 +556,7 @@ impl FesdjProblem {
     }
 
     /// Save the last solution and its multipliers (e.g. a verified MPC plan), to go back to
-    /// with [`FesdjProblem::revert_shifted`] after failed solves. No allocation.
+    /// with [`FesdjProblem::revert`] after failed solves. No allocation.
     pub fn checkpoint(&mut self) {
         if !self.has_solution {
             return;
@@ -568,22 +568,16 @@ impl FesdjProblem {
         self.has_ckpt = true;
     }
 
-    /// After a failed solve: make the checkpoint, shifted by one control interval (§4.8), the
-    /// last solution again (and the new checkpoint), so that the next `Start::Shifted` starts
-    /// from the saved solution moved by the time that passed since it was saved. Returns false
-    /// (and changes nothing) without a checkpoint. No allocation.
-    pub fn revert_shifted(&mut self) -> bool {
-        self.revert(true)
-    }
-
-    /// After a failed solve: make the checkpoint the last solution again (and the new
-    /// checkpoint), moved by one control interval when `shift` (as
-    /// [`FesdjProblem::revert_shifted`]) or in place. Returns false (and changes nothing)
-    /// without a checkpoint. No allocation.
+    /// After a failed solve: make the checkpoint the last solution again, moved by one control
+    /// interval (§4.8) when `shift` (it then becomes the new checkpoint, so that the next
+    /// `Start::Shifted` starts from the saved solution moved by the time that passed since it
+    /// was saved) or in place. Returns false (and changes nothing) without a checkpoint. No
+    /// allocation.
     pub fn revert(&mut self, shift: bool) -> bool {
         if !self.has_ckpt {
             return false;
         }
+        self.has_solution = true;
         if shift {
             shift_by_interval(&self.ckpt, &mut self.solution, &self.interval_vars);
             shift_duals(
@@ -592,14 +586,13 @@ impl FesdjProblem {
                 &self.interval_rows,
                 &self.interval_vars,
             );
+            self.checkpoint();
         } else {
             self.solution.copy_from_slice(&self.ckpt);
             for (d, c) in self.duals.iter_mut().zip(&self.ckpt_duals) {
                 d.copy_from_slice(c);
             }
         }
-        self.has_solution = true;
-        self.checkpoint();
         true
     }
 

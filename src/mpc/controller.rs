@@ -86,8 +86,6 @@ pub struct Controller {
     t_aligned: f64,
     /// Elapsed time not yet shifted out of the warm start, in control intervals.
     shift_debt: f64,
-    /// The last attempt started from the solution moved by one interval.
-    shifted: bool,
 }
 
 impl std::fmt::Debug for Controller {
@@ -148,7 +146,6 @@ impl Controller {
             interval,
             t_aligned: 0.0,
             shift_debt: 0.0,
-            shifted: false,
             settings,
         })
     }
@@ -347,7 +344,6 @@ impl Controller {
             t.ready = false;
         }
         self.failures_in_row = 0;
-        self.shift_debt = 0.0;
         self.current.source = PlanSource::Fallback;
         if self.have_state {
             self.q_hold.copy_from_slice(&self.x[..self.n_q]);
@@ -384,15 +380,15 @@ impl Controller {
             }
             self.wall = wall;
         }
-        self.shifted = self.warm && self.settings.shift && self.take_shift();
+        let shifted = self.warm && self.settings.shift && self.take_shift();
         self.t_aligned = self.t_state;
-        if self.shifted {
+        if shifted {
             self.counters.shifted_starts += 1;
         }
         let (sigma0, start) = if self.warm {
             let start = match &self.tail {
-                Some(t) if self.shifted && t.ready => Start::ShiftedTail(&t.values),
-                _ if self.shifted => Start::Shifted,
+                Some(t) if shifted && t.ready => Start::ShiftedTail(&t.values),
+                _ if shifted => Start::Shifted,
                 _ => Start::Previous,
             };
             (self.settings.warm_sigma0, start)
@@ -450,7 +446,7 @@ impl Controller {
             self.warm = self.settings.shift
                 && self.can_revert
                 && self.failures_in_row <= self.settings.warm_retries
-                && self.problem.revert(self.shifted);
+                && self.problem.revert(shifted);
             if self.current.source != PlanSource::Fallback && self.current.covers(self.t_state) {
                 self.current.source = PlanSource::Previous;
             } else {
