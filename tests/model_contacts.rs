@@ -260,3 +260,81 @@ fn invalid_contacts_are_rejected_with_the_contact_name() {
     .unwrap();
     assert_eq!(parsed.surface, SurfaceSpec::Ground { height: 0.1 });
 }
+
+/// A plane fixed to a link (a face of a pushed box): its distance is the sphere centre's height
+/// above the plane in that link's coordinates, `J_n` is the derivative of that distance (finite
+/// differences, both bodies moving), and a motion that carries sphere and plane together (the
+/// base moving, every joint still) has neither approach nor slip.
+#[test]
+fn body_plane_distance_jacobians_and_rigid_motion() {
+    for root in [RootJoint::Floating, RootJoint::FloatingZyx] {
+        let model = solo(root);
+        let contact = spec(
+            "FL_FOOT",
+            0.02,
+            SurfaceSpec::BodyPlane {
+                frame: "HR_FOOT".into(),
+                normal: [0.0, 3.0, -4.0],
+                offset: 0.05,
+            },
+        )
+        .resolve(&model)
+        .unwrap();
+        let (q, mut v) = state(&model);
+        let mut d = Data::new(&model);
+        forward_kinematics(&model, &mut d, &q).unwrap();
+        // Independent: the sphere centre mapped into the plane's frame, n̂ · x − d − r.
+        let p = fesdj_mpc::model::frame_placement(&model, &d, model.frame_id("FL_FOOT").unwrap())
+            .act_point(&[0.01, -0.02, 0.005]);
+        let x2 = fesdj_mpc::model::frame_placement(&model, &d, model.frame_id("HR_FOOT").unwrap());
+        let rel = [p[0] - x2.p[0], p[1] - x2.p[1], p[2] - x2.p[2]];
+        let local: Vec<f64> = (0..3)
+            .map(|k| (0..3).map(|i| x2.r[i][k] * rel[i]).sum())
+            .collect();
+        let expect = 0.6 * local[1] - 0.8 * local[2] - 0.05 - 0.02;
+        let dist = signed_distance(&model, &d, &contact);
+        assert!((dist - expect).abs() < 1e-14, "{dist} vs {expect}");
+        check_normal_jacobian(&model, &contact);
+        let nv = model.nv;
+        let (mut jn, mut jt) = (vec![0.0; nv], vec![0.0; 2 * nv]);
+        contact_jacobians(&model, &d, &contact, &mut jn, &mut jt).unwrap();
+        v[6..].iter_mut().for_each(|x| *x = 0.0);
+        let jv: f64 = jn.iter().zip(&v).map(|(a, b)| a * b).sum();
+        assert!(jv.abs() < 1e-12, "approach under a rigid motion: {jv}");
+        for r in 0..2 {
+            let s: f64 = jt[r * nv..(r + 1) * nv]
+                .iter()
+                .zip(&v)
+                .map(|(a, b)| a * b)
+                .sum();
+            assert!(s.abs() < 1e-12, "slip {r} under a rigid motion: {s}");
+        }
+        // Moving only the plane's leg changes the distance (the plane's rows are not lost).
+        assert!(jn[6..].iter().any(|x| x.abs() > 1e-3));
+    }
+    let model = solo(RootJoint::Floating);
+    let bad = spec(
+        "FL_FOOT",
+        0.0,
+        SurfaceSpec::BodyPlane {
+            frame: "FL_FOOT".into(),
+            normal: [1.0, 0.0, 0.0],
+            offset: 0.0,
+        },
+    )
+    .resolve(&model)
+    .unwrap_err();
+    assert!(bad.to_string().contains("FL_FOOT_contact"), "{bad}");
+    let bad = spec(
+        "FL_FOOT",
+        0.0,
+        SurfaceSpec::BodyPlane {
+            frame: "nowhere".into(),
+            normal: [1.0, 0.0, 0.0],
+            offset: 0.0,
+        },
+    )
+    .resolve(&model)
+    .unwrap_err();
+    assert!(bad.to_string().contains("nowhere"), "{bad}");
+}

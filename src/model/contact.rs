@@ -2,8 +2,9 @@
 //! with its signed distance `f_c(q)`, normal Jacobian `J_n(q)` (`J_nᵀ = ∇f_c`, geometric unit
 //! normal) and tangent Jacobian `J_t(q)`, all generic over [`Scalar`].
 //!
-//! Surfaces: a horizontal ground plane `z = h`, a general plane `n·x = d`, or another contact
-//! sphere on the robot (for discs and balls). Jacobians are rows over the generalized velocity
+//! Surfaces: a horizontal ground plane `z = h`, a general plane `n·x = d`, another contact
+//! sphere on the robot (for discs and balls), or a plane fixed to a link (a face of a pushed
+//! box). Jacobians are rows over the generalized velocity
 //! `v` (length `nv`): `ḟ_c = J_n v`. The tangent Jacobian gives the slip velocity of the contact
 //! point (rotation of the sphere included, so rolling has zero slip); it has 1 row for planar
 //! models (`planar_xz`: the in-plane tangent `e_y × n`; `planar_xy`: `e_z × n`) and 2
@@ -14,7 +15,7 @@ use super::data::Data;
 use super::error::{check_len, ModelError};
 use super::joint::subspace_column;
 use super::kinematics::{frame_placement, point_velocity};
-use super::spatial::{cross, dot, scale, sub, v3_from, Motion, V3};
+use super::spatial::{cross, dot, mv, scale, sub, v3_from, Motion, V3};
 use super::structure::{Model, RootJoint};
 use crate::ad::Scalar;
 use serde::{Deserialize, Serialize};
@@ -46,6 +47,17 @@ pub enum Surface {
         offset: [f64; 3],
         /// Radius.
         radius: f64,
+    },
+    /// A plane fixed to a frame of the robot (a face of a box the robot pushes): the points
+    /// `x` of that frame with `normal · x = offset`, the free side where it is larger. The
+    /// plane is unbounded: the face's edges are not modelled.
+    BodyPlane {
+        /// Frame carrying it.
+        frame: usize,
+        /// Unit normal in that frame.
+        normal: [f64; 3],
+        /// Offset along the normal, in that frame.
+        offset: f64,
     },
 }
 
@@ -99,6 +111,23 @@ pub enum SurfaceSpec {
         #[serde(default)]
         radius: f64,
     },
+    /// `body_plane: { frame: name, normal: [..], offset: d }`: the plane `n̂ · x = d` in that
+    /// frame's coordinates (the normal is normalised), e.g. a face of a pushed box.
+    BodyPlane {
+        /// Frame name.
+        frame: String,
+        /// Normal in that frame (any length > 0).
+        normal: [f64; 3],
+        /// Offset: the plane is `n̂ · x = offset` in that frame.
+        #[serde(default)]
+        offset: f64,
+    },
+}
+
+/// `normal / |normal|`, or `None` unless it is a finite non-zero vector.
+fn unit(normal: &[f64; 3]) -> Option<[f64; 3]> {
+    let n = (normal[0].powi(2) + normal[1].powi(2) + normal[2].powi(2)).sqrt();
+    (n.is_finite() && n > 1e-12).then(|| [normal[0] / n, normal[1] / n, normal[2] / n])
 }
 
 /// A contact as written in a configuration file.
@@ -136,16 +165,21 @@ impl ContactSpec {
             .map_err(|e| bad(e.to_string()))?;
         let surface = match &self.surface {
             SurfaceSpec::Ground { height } => Surface::Ground { height: *height },
-            SurfaceSpec::Plane { normal, offset } => {
-                let n = (normal[0].powi(2) + normal[1].powi(2) + normal[2].powi(2)).sqrt();
-                if n.is_nan() || n <= 1e-12 || !n.is_finite() {
-                    return Err(bad("plane normal must be a finite non-zero vector".into()));
-                }
-                Surface::Plane {
-                    normal: [normal[0] / n, normal[1] / n, normal[2] / n],
-                    offset: *offset,
-                }
-            }
+            SurfaceSpec::Plane { normal, offset } => Surface::Plane {
+                normal: unit(normal)
+                    .ok_or_else(|| bad("plane normal must be a finite non-zero vector".into()))?,
+                offset: *offset,
+            },
+            SurfaceSpec::BodyPlane {
+                frame,
+                normal,
+                offset,
+            } => Surface::BodyPlane {
+                frame: model.frame_id(frame).map_err(|e| bad(e.to_string()))?,
+                normal: unit(normal)
+                    .ok_or_else(|| bad("plane normal must be a finite non-zero vector".into()))?,
+                offset: *offset,
+            },
             SurfaceSpec::Sphere {
                 frame,
                 offset,
@@ -224,6 +258,22 @@ impl Contact {
                     return Err(bad("other sphere needs a finite offset and radius >= 0"));
                 }
             }
+            Surface::BodyPlane {
+                frame: f2,
+                normal,
+                offset,
+            } => {
+                if *f2 >= model.frames.len() {
+                    return Err(bad("unknown frame index of the plane"));
+                }
+                if *f2 == frame {
+                    return Err(bad("the plane is on the sphere's own frame"));
+                }
+                let n = dot(normal, normal);
+                if (n - 1.0).abs().is_nan() || (n - 1.0).abs() >= 1e-9 || !offset.is_finite() {
+                    return Err(bad("plane needs a unit normal and a finite offset"));
+                }
+            }
             _ => {}
         }
         let tangent_dim = match model.root {
@@ -270,6 +320,17 @@ fn normal_and_distance<S: Scalar>(model: &Model, data: &Data<S>, c: &Contact) ->
             let len = (dot(&d, &d) + EPS_DIST2).sqrt();
             let n = scale(&d, S::one() / len);
             (n, len - c.radius - *radius)
+        }
+        Surface::BodyPlane {
+            frame,
+            normal,
+            offset,
+        } => {
+            // The frame's placement maps its coordinates to the world: n = R n̂ and the
+            // plane's world points x satisfy n · (x − o) = d, o the frame's origin.
+            let x = frame_placement(model, data, *frame);
+            let n = mv(&x.r, &v3_from(normal));
+            (n, dot(&n, &sub(&p, &x.p)) - *offset - c.radius)
         }
     }
 }
@@ -337,27 +398,45 @@ pub fn contact_jacobians<S: Scalar>(
         jn,
         jt,
     );
-    if let Surface::Sphere {
-        frame,
-        offset,
-        radius,
-    } = &contact.surface
-    {
-        let p2 = centre(model, data, *frame, offset);
-        let arm2 = scale(&n, S::from_f64(*radius));
-        accumulate(
+    match &contact.surface {
+        Surface::Sphere {
+            frame,
+            offset,
+            radius,
+        } => {
+            let p2 = centre(model, data, *frame, offset);
+            let arm2 = scale(&n, S::from_f64(*radius));
+            accumulate(
+                model,
+                data,
+                *frame,
+                &p2,
+                &arm2,
+                &n,
+                &t,
+                contact.tangent_dim,
+                -S::one(),
+                jn,
+                jt,
+            );
+        }
+        // ∇f_c = n · (ṗ − v₂(p)) with v₂(p) the velocity of the plane's frame at the sphere's
+        // centre (the plane's rotation moves n, which adds n·(ω₂ × (p − o)) − exactly the
+        // difference between v₂(p) and v₂(o)); the slip is taken at the same contact point.
+        Surface::BodyPlane { frame, .. } => accumulate(
             model,
             data,
             *frame,
-            &p2,
-            &arm2,
+            &p1,
+            &arm1,
             &n,
             &t,
             contact.tangent_dim,
             -S::one(),
             jn,
             jt,
-        );
+        ),
+        Surface::Ground { .. } | Surface::Plane { .. } => {}
     }
     Ok(dist)
 }
