@@ -49,6 +49,9 @@ pub struct MpcArgs {
     pub plot: Option<PathBuf>,
 }
 
+/// The plant's speed limits in multiples of the OCP's velocity bounds (see [`build`]).
+pub const PLANT_SPEED_FACTOR: f64 = 10.0;
+
 /// Time-stepping sub-steps of a plant step whose FESD-J attempts all fail (see [`build`]).
 pub const PLANT_SUBSTEPS: usize = 16;
 
@@ -117,6 +120,18 @@ pub fn build(problem: Problem) -> Result<ClosedLoop, RunError> {
     };
     let fine = Simulator::new(pp.cls_model()?, fine_dt, &stepping, solve_options(pp))?;
     plant.set_fallback(fine)?;
+    // The plant's speeds are bounded by PLANT_SPEED_FACTOR times the OCP's velocity bounds
+    // (where it has them): a guard against the spurious fast roots of implicit steps, see
+    // `Simulator::set_speed_limits`.
+    if let Some(b) = &ocp.ocp.v_bounds {
+        let limits: Vec<f64> =
+            b.lb.iter()
+                .zip(&b.ub)
+                .map(|(l, u)| PLANT_SPEED_FACTOR * l.abs().max(u.abs()))
+                .map(|l| if l.is_finite() { l } else { f64::INFINITY })
+                .collect();
+        plant.set_speed_limits(&limits)?;
+    }
     Ok(ClosedLoop {
         problem,
         setup,

@@ -197,6 +197,42 @@ impl Simulator {
         })
     }
 
+    /// Bound every velocity a step computes (RK stages and right boundaries, not the given
+    /// initial state) to `|v_i| ≤ limits[i]` (`+inf`: no bound), in this simulator and in its
+    /// sub-stepping fallback. A guard against the spurious roots of implicit RK steps **[ours]**:
+    /// with velocity-quadratic forces (Coriolis, centrifugal) `M(q₊)(v₊ − v) = h f_v(q₊, v₊) + …`
+    /// has, besides the physical root near `v`, roots with `h ∂f_v/∂v` as large as `M` — speeds
+    /// of order `M / (h C)`, tens to hundreds of rad/s for a light link at `h = 0.05`, and the
+    /// IPM can converge to one (a "solved" step that spins a wrist at 1700 rad/s). Limits well
+    /// above the physical speeds and below those roots leave the physical root as the only
+    /// solution; a step that would need more speed fails and goes to the fallback.
+    pub fn set_speed_limits(&mut self, limits: &[f64]) -> Result<(), FesdjError> {
+        let n_q = self.x.len() / 2;
+        if limits.len() != n_q || limits.iter().any(|l| l.is_nan() || *l <= 0.0) {
+            return Err(FesdjError::InvalidOption {
+                field: "speed_limits".into(),
+                why: format!("needs {n_q} limits > 0 (inf: none), got {limits:?}"),
+            });
+        }
+        let mut indices: Vec<usize> = Vec::new();
+        for e in self.problem.layout().elements() {
+            for st in &e.stages {
+                indices.extend(&st.v);
+            }
+            if let Some(r) = &e.right {
+                indices.extend(&r.v);
+            }
+        }
+        for (k, i) in indices.into_iter().enumerate() {
+            let l = limits[k % n_q];
+            self.problem.set_variable_bounds(i, Some((-l, l)))?;
+        }
+        if let Some((fine, _)) = self.fallback.as_mut() {
+            fine.set_speed_limits(limits)?;
+        }
+        Ok(())
+    }
+
     /// Sub-stepping: when every attempt of a step fails, integrate the step with `fine`
     /// instead, a simulator of the same model whose step is this one's divided by an integer
     /// `n_sub ≥ 2` (its own attempts, and its own fallback if it has one). Errors if the step
