@@ -14,8 +14,8 @@
 //!   first has exited is seen by the peer (joint_states resume); SIGTERM ends it cleanly.
 //! * The quadruped scenario: joint_states with the 12 leg joints and odom (unit quaternions,
 //!   the base frame, the initial crouch), commands of the wrong length rejected, the unactuated
-//!   robot collapsing onto its body. The pusher scenario: the box's planar pose published as
-//!   `box_x`, `box_y`, `box_yaw`, the box at rest until the arm swings into it, pushed forward,
+//!   robot collapsing onto its body. The pusher scenario: the box's pose published as
+//!   `box_x`, `box_y`, `box_z`, `box_yaw`, the box at rest until the arm swings into it, pushed forward,
 //!   never lifted off the table.
 //!
 //! The Python tools come from tools/requirements.txt (tools/test.sh installs them); a missing
@@ -609,7 +609,7 @@ fn pusher_bridge_publishes_the_box() {
     require_python_modules();
     let dir = tmp_dir("pusher");
     let log = dir.join("run.json");
-    // An elbow torque of 0.5 N m from 0.5 s to 1.0 s swings the tool into the box (+x, +y).
+    // An elbow torque of 0.5 N m from 0.5 s to 1.0 s swings the pushing plate into the box.
     let mut peer = spawn_peer(&[
         "--effort",
         "0,0.5,0",
@@ -626,21 +626,27 @@ fn pusher_bridge_publishes_the_box() {
         .expect("peer JSON");
     let segs = p["segments"].as_array().unwrap();
     assert_eq!(segs.len(), 1, "{segs:?}");
-    let names = ["shoulder", "elbow", "wrist", "box_x", "box_y", "box_yaw"];
+    let names = [
+        "shoulder", "elbow", "wrist", "box_x", "box_y", "box_z", "box_yaw",
+    ];
     let seen: Vec<Vec<String>> = serde_json::from_value(segs[0]["names"].clone()).unwrap();
     assert_eq!(seen, [names.map(String::from).to_vec()]);
     let l = read_json(&log);
     let samples = l["samples"].as_array().unwrap();
     let q0 = vecf(&samples[0]["q"]);
-    assert_eq!(q0, [1.0, -2.0, 1.0, 0.55, 0.0, 0.0], "initial arm and box");
-    // box_x, box_y, box_yaw are the box's planar pose (log: position and quaternion w x y z).
+    assert_eq!(
+        q0,
+        [0.88582209, -2.01370737, 1.12788528, 0.55, 0.0, 0.45, 0.0],
+        "initial arm and box"
+    );
+    // box_x, box_y, box_z, box_yaw are the box's pose (log: position and quaternion w x y z).
     for s in samples {
         let q = vecf(&s["q"]);
         let b = vecf(&s["box_pose"]);
         let yaw =
             (2.0 * (b[3] * b[6] + b[4] * b[5])).atan2(1.0 - 2.0 * (b[5] * b[5] + b[6] * b[6]));
         assert!((q[3] - b[0]).abs() < 1e-12 && (q[4] - b[1]).abs() < 1e-12);
-        assert!((q[5] - yaw).abs() < 1e-12);
+        assert!((q[5] - b[2]).abs() < 1e-12 && (q[6] - yaw).abs() < 1e-12);
         // never lifted: it stays on the table top (0.40 m) with its centre at 0.45 m
         assert!((b[2] - 0.45).abs() < 2e-3, "box lifted to {}", b[2]);
     }
@@ -658,9 +664,9 @@ fn pusher_bridge_publishes_the_box() {
         "the box was pushed forward: box_x {}",
         last[3]
     );
-    let touched = samples
-        .iter()
-        .any(|s| vecf(&s["contact_force"]["tool"])[0] < -0.1);
+    let touched = samples.iter().any(|s| {
+        vecf(&s["contact_force"]["tool_l"])[0] + vecf(&s["contact_force"]["tool_r"])[0] < -0.1
+    });
     assert!(touched, "the box pushed back on the tool");
     let _ = std::fs::remove_dir_all(&dir);
 }

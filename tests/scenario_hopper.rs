@@ -12,16 +12,15 @@
 
 mod hopper_common;
 mod mujoco_common;
+mod scenario_common;
 use hopper_common::flight_phases;
-use mujoco_common::{
-    python, require_python_modules, root, scenario, serial, tmp_dir, tool, Killer,
-};
+use mujoco_common::{python, require_python_modules, root, serial, tmp_dir, tool, Killer};
+use scenario_common::{interrupt, numbers, read_log, spawn_node, wait};
 
-#[path = "ros_common/mod.rs"]
-mod common;
-use common::{netns, process};
+#[path = "ros_common/netns.rs"]
+mod netns;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -37,12 +36,6 @@ const FALLEN_Z: f64 = 0.06;
 /// The bad-situations test: the node's `stale_state_timeout` and the listening peer's time.
 const STALE_S: f64 = 0.03;
 const PEER_S: f64 = 25.0;
-
-/// Wait for the child to exit (killing it after `limit`); exit code and stderr.
-fn wait(child: &mut Killer, limit: Duration) -> (Option<i32>, String) {
-    let mut c = child.0.take().expect("a child");
-    process::wait_with_limit(&mut c, limit)
-}
 
 /// Runs of bridge samples without contact force on the foot lasting at least `min_s`.
 fn contact_free_phases(samples: &[Value], min_s: f64) -> usize {
@@ -73,66 +66,13 @@ fn contact_free_phases(samples: &[Value], min_s: f64) -> usize {
     phases
 }
 
-fn numbers(v: &Value) -> Vec<f64> {
-    v.as_array()
-        .map(|a| a.iter().map(|x| x.as_f64().unwrap_or(f64::NAN)).collect())
-        .unwrap_or_default()
-}
-
 fn config() -> PathBuf {
     root().join("config/hopper_mpc.yaml")
 }
 
-/// The MuJoCo bridge on `tools/scenarios/<name>.yaml` with the hopper MPC's config, held
-/// until the first command, for `seconds` of simulated time, logging to `log`.
-fn spawn_bridge(name: &str, seconds: f64, log: &std::path::Path) -> Killer {
-    Killer(Some(
-        Command::new(python())
-            .arg(tool("mujoco_sim.py"))
-            .arg("--scenario")
-            .arg(scenario(name))
-            .arg("--config")
-            .arg(config())
-            .args(["--duration", &seconds.to_string()])
-            .args(["--start-on-command", "--start-timeout", "60"])
-            .arg("--log")
-            .arg(log)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start tools/mujoco_sim.py"),
-    ))
-}
-
-/// `fesdj_node` on `config` with `sim: false`, enabled, plus `-p` parameters `extra`.
-fn spawn_node(config: &std::path::Path, dir: &std::path::Path, extra: &[&str]) -> Killer {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_fesdj_node"));
-    cmd.args(["--ros-args", "-p"])
-        .arg(format!("config_file:={}", config.display()))
-        .args(["-p", "sim:=false", "-p", "start_enabled:=true"]);
-    for p in extra {
-        cmd.args(["-p", p]);
-    }
-    Killer(Some(
-        cmd.current_dir(dir)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("fesdj_node starts"),
-    ))
-}
-
-/// SIGINT to the node; asserts exit code 0 and returns its stderr.
-fn interrupt(node: &mut Killer) -> String {
-    let mut c = node.0.take().expect("the node");
-    let (code, err) = process::signal_and_wait(&mut c, "-INT");
-    eprintln!("{err}");
-    assert_eq!(code, Some(0), "SIGINT ends the node with 0: {err}");
-    err
-}
-
-fn read_log(path: &std::path::Path) -> Value {
-    serde_json::from_slice(&std::fs::read(path).expect("bridge log")).expect("bridge log is JSON")
+/// The MuJoCo bridge on `tools/scenarios/<name>.yaml` with the hopper MPC's config.
+fn spawn_bridge(name: &str, seconds: f64, log: &Path) -> Killer {
+    scenario_common::spawn_bridge(name, Some(&config()), seconds, log)
 }
 
 #[test]

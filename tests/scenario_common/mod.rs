@@ -1,0 +1,83 @@
+//! Helpers of the node-in-MuJoCo scenario tests (`scenario_hopper.rs`, `scenario_pusher.rs`):
+//! the bridge on a scenario, `fesdj_node` with `sim: false`, waiting for and interrupting them,
+//! and reading the bridge's log.
+#![allow(dead_code)]
+
+#[path = "../ros_common/process.rs"]
+mod process;
+
+// The test crate declares `mod mujoco_common;` next to this module.
+use crate::mujoco_common::{python, scenario, tool, Killer};
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+
+/// Wait for the child to exit (killing it after `limit`); exit code and stderr.
+pub fn wait(child: &mut Killer, limit: Duration) -> (Option<i32>, String) {
+    let mut c = child.0.take().expect("a child");
+    process::wait_with_limit(&mut c, limit)
+}
+
+/// A JSON array of numbers (NaN for anything else; empty if not an array).
+pub fn numbers(v: &Value) -> Vec<f64> {
+    v.as_array()
+        .map(|a| a.iter().map(|x| x.as_f64().unwrap_or(f64::NAN)).collect())
+        .unwrap_or_default()
+}
+
+/// The MuJoCo bridge on `tools/scenarios/<name>.yaml` (with the problem `config` when given),
+/// held until the first command, for `seconds` of simulated time, logging to `log`.
+pub fn spawn_bridge(name: &str, config: Option<&Path>, seconds: f64, log: &Path) -> Killer {
+    let mut cmd = Command::new(python());
+    cmd.arg(tool("mujoco_sim.py"))
+        .arg("--scenario")
+        .arg(scenario(name));
+    if let Some(c) = config {
+        cmd.arg("--config").arg(c);
+    }
+    Killer(Some(
+        cmd.args(["--duration", &seconds.to_string()])
+            .args(["--start-on-command", "--start-timeout", "60"])
+            .arg("--log")
+            .arg(log)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start tools/mujoco_sim.py"),
+    ))
+}
+
+/// `fesdj_node` on `config` with `sim: false`, enabled, plus `-p` parameters `extra`.
+pub fn spawn_node(config: &Path, dir: &Path, extra: &[&str]) -> Killer {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_fesdj_node"));
+    cmd.args(["--ros-args", "-p"])
+        .arg(format!("config_file:={}", config.display()))
+        .args(["-p", "sim:=false", "-p", "start_enabled:=true"]);
+    for p in extra {
+        cmd.args(["-p", p]);
+    }
+    Killer(Some(
+        cmd.current_dir(dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("fesdj_node starts"),
+    ))
+}
+
+/// SIGINT to the node; asserts exit code 0 and returns its stderr.
+pub fn interrupt(node: &mut Killer) -> String {
+    let mut c = node.0.take().expect("the node");
+    let (code, err) = process::signal_and_wait(&mut c, "-INT");
+    eprintln!("{err}");
+    assert_eq!(code, Some(0), "SIGINT ends the node with 0: {err}");
+    err
+}
+
+/// The bridge's JSON log.
+pub fn read_log(path: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(path).expect("bridge log")).expect("bridge log is JSON")
+}
