@@ -536,10 +536,15 @@ class Bridge:
             self.renderer = self.mj.Renderer(self.model, 240, 320)
             self.cam = self.mj.MjvCamera()
             self.cam.type = self.mj.mjtCamera.mjCAMERA_TRACKING
-            self.cam.trackbodyid = max(self.root_body, 1)
-            self.cam.distance = float(self.setup["scenario"].get("camera_distance", 2.0))
-            self.cam.elevation = float(self.setup["scenario"].get("camera_elevation", -15.0))
-            self.cam.azimuth = 90.0
+            sc = self.setup["scenario"]
+            if sc.get("camera_lookat"):  # a fixed point to look at (default: track the root body)
+                self.cam.type = self.mj.mjtCamera.mjCAMERA_FREE
+                self.cam.lookat[:] = [float(x) for x in sc["camera_lookat"]]
+            else:
+                self.cam.trackbodyid = max(self.root_body, 1)
+            self.cam.distance = float(sc.get("camera_distance", 2.0))
+            self.cam.elevation = float(sc.get("camera_elevation", -15.0))
+            self.cam.azimuth = float(sc.get("camera_azimuth", 90.0))
         except Exception as e:  # any GL failure: go on without frames
             print(f"mujoco_sim: rendering unavailable ({type(e).__name__}: {e}); continuing without frames",
                   file=sys.stderr)
