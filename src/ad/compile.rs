@@ -3,9 +3,9 @@
 
 use super::error::AdError;
 use super::function::{Function, Instr, TapeOp};
+use super::hash::{FastMap as HashMap, FastSet};
 use super::op::OpCode;
 use super::sx::{Arena, Node, Sx};
-use std::collections::HashMap;
 
 /// Where a node's value comes from during compilation.
 #[derive(Clone, Copy)]
@@ -22,7 +22,7 @@ pub(super) fn compile(
 ) -> Result<Function, AdError> {
     let nodes = &arena.nodes;
     // Input symbols -> (input, element).
-    let mut input_of: HashMap<u32, (u32, u32)> = HashMap::new();
+    let mut input_of: HashMap<u32, (u32, u32)> = HashMap::default();
     for (i, xs) in inputs.iter().enumerate() {
         for (j, x) in xs.iter().enumerate() {
             let bad = |why: &str| AdError::BadInput {
@@ -42,7 +42,7 @@ pub(super) fn compile(
 
     // Nodes the outputs depend on, and how often each is read (operand uses + output stores).
     let mut needed: Vec<u32> = Vec::new();
-    let mut seen: HashMap<u32, ()> = HashMap::new();
+    let mut seen: HashMap<u32, ()> = HashMap::default();
     let mut stack: Vec<u32> = Vec::new();
     for ys in outputs {
         for y in ys.iter() {
@@ -83,7 +83,7 @@ pub(super) fn compile(
 
     // Constants and the instruction position of each needed node.
     let mut consts: Vec<f64> = Vec::new();
-    let mut const_index: HashMap<u64, u32> = HashMap::new();
+    let mut const_index: HashMap<u64, u32> = HashMap::default();
     let mut intern_const = |v: f64, consts: &mut Vec<f64>| -> u32 {
         *const_index.entry(v.to_bits()).or_insert_with(|| {
             consts.push(v);
@@ -92,7 +92,7 @@ pub(super) fn compile(
     };
 
     // Output stores grouped by node.
-    let mut stores: HashMap<u32, Vec<(u32, u32)>> = HashMap::new();
+    let mut stores: HashMap<u32, Vec<(u32, u32)>> = HashMap::default();
     for (o, ys) in outputs.iter().enumerate() {
         for (e, y) in ys.iter().enumerate() {
             stores.entry(y.0).or_default().push((o as u32, e as u32));
@@ -105,7 +105,8 @@ pub(super) fn compile(
         matches!(op, OpCode::Add | OpCode::Sub | OpCode::Mul | OpCode::Div)
             && (is_const(a) || is_const(b))
     };
-    let mut reads: HashMap<u32, u32> = HashMap::new();
+    let mut reads: HashMap<u32, u32> =
+        HashMap::with_capacity_and_hasher(needed.len(), Default::default());
     for &id in &needed {
         let n = nodes[id as usize];
         match n.op {
@@ -135,8 +136,8 @@ pub(super) fn compile(
         let n = nodes[id as usize];
         n.op == op && !is_const(n.a) && !is_const(n.b)
     };
-    let mut fused_mul: HashMap<u32, ()> = HashMap::new();
-    let mut fuse_into: HashMap<u32, (u32, bool)> = HashMap::new();
+    let mut fused_mul: HashMap<u32, ()> = HashMap::default();
+    let mut fuse_into: HashMap<u32, (u32, bool)> = HashMap::default();
     for &id in &needed {
         let n = nodes[id as usize];
         if !(is_rr_binary(id, OpCode::Add) || is_rr_binary(id, OpCode::Sub)) || n.a == n.b {
@@ -158,7 +159,8 @@ pub(super) fn compile(
     // Two tapes from the same nodes: `plain` (one instruction per node; replayed symbolically
     // by `call_sx`, so derivatives are built exactly as without fusion) and `fast` (products
     // fused into their sums; what `eval` runs — the same operations and roundings).
-    let no_fusion: (HashMap<u32, ()>, HashMap<u32, (u32, bool)>) = (HashMap::new(), HashMap::new());
+    let no_fusion: (HashMap<u32, ()>, HashMap<u32, (u32, bool)>) =
+        (HashMap::default(), HashMap::default());
     let mut tapes: Vec<(Vec<Instr>, u32)> = Vec::with_capacity(2);
     for fuse in [false, true] {
         let (fused_mul, fuse_into) = if fuse {
@@ -167,7 +169,8 @@ pub(super) fn compile(
             (&no_fusion.0, &no_fusion.1)
         };
         let mut reads = reads.clone();
-        let mut loc: HashMap<u32, Loc> = HashMap::new();
+        let mut loc: HashMap<u32, Loc> =
+            HashMap::with_capacity_and_hasher(needed.len(), Default::default());
         let mut free: Vec<u32> = Vec::new();
         let mut n_regs: u32 = 0;
         let mut instrs: Vec<Instr> = Vec::with_capacity(needed.len() + 16);
@@ -364,7 +367,7 @@ fn first_dependent(nodes: &[Node], outputs: &[&[Sx]], target: u32) -> (usize, us
     for (o, ys) in outputs.iter().enumerate() {
         for (e, y) in ys.iter().enumerate() {
             let mut stack = vec![y.0];
-            let mut seen = std::collections::HashSet::new();
+            let mut seen = FastSet::default();
             while let Some(id) = stack.pop() {
                 if id == target {
                     return (o, e);

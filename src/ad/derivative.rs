@@ -11,11 +11,11 @@
 
 use super::error::AdError;
 use super::function::Function;
+use super::hash::{FastMap as HashMap, FastSet as HashSet};
 use super::op::OpCode;
 use super::scalar::Scalar;
 use super::sparsity::SparsityPattern;
 use super::sx::{with_arena, Node, Sx};
-use std::collections::{HashMap, HashSet};
 
 fn node(id: u32) -> Node {
     with_arena(|a| a.nodes[id as usize])
@@ -87,7 +87,7 @@ impl Sx {
 
 /// Nodes reachable from `roots`, in ascending (topological) order.
 fn reachable(roots: &[u32]) -> Vec<u32> {
-    let mut seen: HashSet<u32> = HashSet::new();
+    let mut seen: HashSet<u32> = HashSet::default();
     let mut stack: Vec<u32> = roots.to_vec();
     let mut out = Vec::new();
     with_arena(|ar| {
@@ -111,7 +111,7 @@ fn reachable(roots: &[u32]) -> Vec<u32> {
 
 /// Of the nodes in `order` (ascending), those that depend on a symbol in `vars`.
 fn dependent(order: &[u32], vars: &HashSet<u32>) -> HashSet<u32> {
-    let mut dep: HashSet<u32> = HashSet::new();
+    let mut dep: HashSet<u32> = HashSet::default();
     with_arena(|ar| {
         for &id in order {
             let n = &ar.nodes[id as usize];
@@ -134,7 +134,7 @@ pub fn gradient_sx(y: Sx, wrt: &[Sx]) -> Vec<Sx> {
     let vars: HashSet<u32> = wrt.iter().map(|x| x.0).collect();
     let order = reachable(&[y.0]);
     let dep = dependent(&order, &vars);
-    let mut adj: HashMap<u32, Sx> = HashMap::new();
+    let mut adj: HashMap<u32, Sx> = HashMap::default();
     if dep.contains(&y.0) {
         adj.insert(y.0, Sx::one());
     }
@@ -175,7 +175,7 @@ pub fn tangent_sx(ys: &[Sx], x: Sx) -> Vec<Sx> {
     let roots: Vec<u32> = ys.iter().map(|y| y.0).collect();
     let order = reachable(&roots);
     let dep = dependent(&order, &vars);
-    let mut tan: HashMap<u32, Sx> = HashMap::new();
+    let mut tan: HashMap<u32, Sx> = HashMap::default();
     tan.insert(x.0, Sx::one());
     for &id in &order {
         if !dep.contains(&id) || id == x.0 {

@@ -18,6 +18,7 @@ mod compile;
 pub mod derivative;
 pub mod error;
 pub mod function;
+pub(crate) mod hash;
 pub mod import;
 pub mod map;
 pub mod op;

@@ -18,10 +18,10 @@
 //! `x+(−y) = x−y`, `x·x = sq(x)`. (`x·0 = 0` and `x−x = 0` are the IEEE-unsafe identities that
 //! every symbolic framework applies; they differ from f64 only for infinite or NaN `x`.)
 
+use super::hash::FastMap;
 use super::op::OpCode;
 use super::scalar::Scalar;
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::fmt;
 use std::marker::PhantomData;
 use std::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
@@ -44,8 +44,8 @@ enum Key {
 
 pub(crate) struct Arena {
     pub nodes: Vec<Node>,
-    map: HashMap<Key, u32>,
-    names: HashMap<u32, String>,
+    map: FastMap<Key, u32>,
+    names: FastMap<u32, String>,
 }
 
 const ZERO: u32 = 0;
@@ -56,8 +56,8 @@ impl Arena {
     fn new() -> Self {
         let mut arena = Arena {
             nodes: Vec::with_capacity(1024),
-            map: HashMap::with_capacity(1024),
-            names: HashMap::new(),
+            map: FastMap::with_capacity_and_hasher(1024, Default::default()),
+            names: FastMap::default(),
         };
         arena.constant(0.0);
         arena.constant(1.0);
