@@ -152,3 +152,64 @@ fn two_balls_final_state_and_impacts() {
     assert!((f(&impacts[0]["t"]) - 0.403855021876922).abs() < 1e-5);
     assert!((f(&impacts[1]["t"]) - 0.423316968814707).abs() < 1e-4);
 }
+
+/// `simulation.max_speed`: one implicit Euler step of 0.1 s of the pushing arm (the elbow
+/// driving the plate into the box) lands, without the bound, on a spurious fast root of the
+/// step equations; with `max_speed` (10× the OCP's velocity bounds) it agrees with 16 steps of
+/// 6.25 ms to the first-order error of the long step. A bound ≤ 0 is an error naming the field.
+#[test]
+fn max_speed_keeps_a_long_step_on_the_physical_root() {
+    let common = [
+        "--set",
+        "fesdj.n_fe=1",
+        "--set",
+        "solver.relaxation=scholtes",
+        "--set",
+        "solver.comp_tol=1e-9",
+    ];
+    let sim = |sim: &str, out: &str| {
+        let mut args = vec!["simulate", "config/pusher_mpc.yaml", "--set"];
+        args.push(sim);
+        args.extend(common);
+        let (doc, _) = run(&args, out);
+        let q = doc["q"].as_array().unwrap().last().unwrap().clone();
+        let q: Vec<f64> = q.as_array().unwrap().iter().map(f).collect();
+        q
+    };
+    let u = "u: [-0.82, 2.23, 0.04]";
+    let fine = sim(
+        &format!("simulation={{T_sim: 0.1, N_sim: 16, {u}}}"),
+        "pusher_fine",
+    );
+    let limits = "max_speed: [30, 30, 30, 1.5, 1.5, 20, 10]";
+    let one = sim(
+        &format!("simulation={{T_sim: 0.1, N_sim: 1, {u}, {limits}}}"),
+        "pusher_limited",
+    );
+    let free = sim(
+        &format!("simulation={{T_sim: 0.1, N_sim: 1, {u}}}"),
+        "pusher_free",
+    );
+    eprintln!("16 steps {fine:?}\nlimited {one:?}\nunlimited {free:?}");
+    for i in 0..7 {
+        assert!(
+            (one[i] - fine[i]).abs() < 0.2,
+            "q[{i}]: {} vs {}",
+            one[i],
+            fine[i]
+        );
+    }
+    // The unbounded step is the spurious root (shoulder 0.34 against 0.84).
+    assert!((free[0] - fine[0]).abs() > 0.3, "{free:?}");
+    let o = Command::new(env!("CARGO_BIN_EXE_fesdj"))
+        .args(["simulate", "config/pusher_mpc.yaml", "--set"])
+        .arg(format!(
+            "simulation={{T_sim: 0.1, N_sim: 1, {u}, max_speed: 0}}"
+        ))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("simulation.max_speed"), "{err}");
+}

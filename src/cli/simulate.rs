@@ -30,6 +30,7 @@ pub fn simulate(args: &SimulateArgs) -> Result<serde_json::Value, RunError> {
         solve: solve_options(&problem),
         warm_start: true,
         retry: true,
+        speed_limits: setup.speed_limits.clone(),
     };
     let pb = spinner(
         &args.run,

@@ -69,6 +69,8 @@ pub struct SimulationSetup {
     pub n_steps: usize,
     /// The control of every step (`N_sim` vectors of `n_u`).
     pub controls: Vec<Vec<f64>>,
+    /// `simulation.max_speed`, one per coordinate.
+    pub speed_limits: Option<Vec<f64>>,
 }
 
 /// One number for all `len` entries or a list of exactly `len`; NaN is rejected (infinite
@@ -531,6 +533,19 @@ impl Problem {
                     .collect::<Result<Vec<_>, _>>()?
             }
         };
+        let speed_limits = match &s.max_speed {
+            None => None,
+            Some(m) => {
+                let l = vector("simulation.max_speed", m, self.symbols().n_q())?;
+                if let Some(bad) = l.iter().find(|x| x.is_nan() || **x <= 0.0) {
+                    return Err(invalid(
+                        "simulation.max_speed",
+                        format!("every bound must be > 0 (.inf: none), got {bad}"),
+                    ));
+                }
+                Some(l)
+            }
+        };
         let mut ocp = Ocp::new(self.cls_model()?, self.x0());
         if n_u > 0 {
             ocp.u_bounds = Some(Bounds::new(controls[0].clone(), controls[0].clone()));
@@ -540,6 +555,7 @@ impl Problem {
             options,
             n_steps: s.n_sim,
             controls,
+            speed_limits,
         })
     }
 }

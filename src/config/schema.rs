@@ -399,6 +399,11 @@ pub struct SimulationSpec {
     /// Controls: one vector for all steps, or one per step (default 0).
     #[serde(default)]
     pub u: Option<Vec<Numbers>>,
+    /// Bounds on every computed speed `|v_i|`, one per coordinate or one for all (default
+    /// none): a guard against the spurious fast roots of long implicit steps
+    /// (`Simulator::set_speed_limits`).
+    #[serde(default)]
+    pub max_speed: Option<Numbers>,
 }
 
 /// A number or an expression.

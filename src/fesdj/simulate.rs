@@ -31,6 +31,9 @@ pub struct SimulationOptions {
     pub warm_start: bool,
     /// Retry a failed step once with the guess of §4.6 (default true).
     pub retry: bool,
+    /// Bounds on the speeds every step computes, one per coordinate
+    /// ([`Simulator::set_speed_limits`]; default none).
+    pub speed_limits: Option<Vec<f64>>,
 }
 
 impl Default for SimulationOptions {
@@ -42,6 +45,7 @@ impl Default for SimulationOptions {
             solve: SolveOptions::default(),
             warm_start: true,
             retry: true,
+            speed_limits: None,
         }
     }
 }
@@ -504,5 +508,8 @@ pub fn simulate(
         options.solve.clone(),
     )?;
     sim.set_strategy(options.warm_start, options.retry);
+    if let Some(l) = &options.speed_limits {
+        sim.set_speed_limits(l)?;
+    }
     sim.run(x0, controls, options.n_sim)
 }
