@@ -312,29 +312,16 @@ fn body_plane_distance_jacobians_and_rigid_motion() {
         // Moving only the plane's leg changes the distance (the plane's rows are not lost).
         assert!(jn[6..].iter().any(|x| x.abs() > 1e-3));
     }
+    // The plane on the sphere's own frame, or on an unknown frame: errors naming the contact
+    // (and the frame).
     let model = solo(RootJoint::Floating);
-    let bad = spec(
-        "FL_FOOT",
-        0.0,
-        SurfaceSpec::BodyPlane {
-            frame: "FL_FOOT".into(),
+    for (frame, named) in [("FL_FOOT", "FL_FOOT_contact"), ("nowhere", "nowhere")] {
+        let surface = SurfaceSpec::BodyPlane {
+            frame: frame.into(),
             normal: [1.0, 0.0, 0.0],
             offset: 0.0,
-        },
-    )
-    .resolve(&model)
-    .unwrap_err();
-    assert!(bad.to_string().contains("FL_FOOT_contact"), "{bad}");
-    let bad = spec(
-        "FL_FOOT",
-        0.0,
-        SurfaceSpec::BodyPlane {
-            frame: "nowhere".into(),
-            normal: [1.0, 0.0, 0.0],
-            offset: 0.0,
-        },
-    )
-    .resolve(&model)
-    .unwrap_err();
-    assert!(bad.to_string().contains("nowhere"), "{bad}");
+        };
+        let bad = spec("FL_FOOT", 0.0, surface).resolve(&model).unwrap_err();
+        assert!(bad.to_string().contains(named), "{bad}");
+    }
 }

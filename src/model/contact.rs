@@ -160,14 +160,15 @@ impl ContactSpec {
             name: self.name.clone(),
             why,
         };
-        let frame = model
-            .frame_id(&self.frame)
-            .map_err(|e| bad(e.to_string()))?;
+        let frame_of = |name: &str| model.frame_id(name).map_err(|e| bad(e.to_string()));
+        let unit_normal = |n: &[f64; 3]| {
+            unit(n).ok_or_else(|| bad("plane normal must be a finite non-zero vector".into()))
+        };
+        let frame = frame_of(&self.frame)?;
         let surface = match &self.surface {
             SurfaceSpec::Ground { height } => Surface::Ground { height: *height },
             SurfaceSpec::Plane { normal, offset } => Surface::Plane {
-                normal: unit(normal)
-                    .ok_or_else(|| bad("plane normal must be a finite non-zero vector".into()))?,
+                normal: unit_normal(normal)?,
                 offset: *offset,
             },
             SurfaceSpec::BodyPlane {
@@ -175,9 +176,8 @@ impl ContactSpec {
                 normal,
                 offset,
             } => Surface::BodyPlane {
-                frame: model.frame_id(frame).map_err(|e| bad(e.to_string()))?,
-                normal: unit(normal)
-                    .ok_or_else(|| bad("plane normal must be a finite non-zero vector".into()))?,
+                frame: frame_of(frame)?,
+                normal: unit_normal(normal)?,
                 offset: *offset,
             },
             SurfaceSpec::Sphere {
@@ -185,7 +185,7 @@ impl ContactSpec {
                 offset,
                 radius,
             } => Surface::Sphere {
-                frame: model.frame_id(frame).map_err(|e| bad(e.to_string()))?,
+                frame: frame_of(frame)?,
                 offset: *offset,
                 radius: *radius,
             },
