@@ -45,6 +45,16 @@ fn f(v: &Value) -> f64 {
     v.as_f64().unwrap()
 }
 
+/// The document's final positions (`final.q`).
+fn final_q(doc: &Value) -> Vec<f64> {
+    doc["final"]["q"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(f)
+        .collect()
+}
+
 /// Times of the document's slip-to-stick switches.
 fn stick_times(doc: &Value) -> Vec<f64> {
     doc["switches"]
@@ -171,10 +181,7 @@ fn max_speed_keeps_a_long_step_on_the_physical_root() {
         let mut args = vec!["simulate", "config/pusher_mpc.yaml", "--set"];
         args.push(sim);
         args.extend(common);
-        let (doc, _) = run(&args, out);
-        let q = doc["q"].as_array().unwrap().last().unwrap().clone();
-        let q: Vec<f64> = q.as_array().unwrap().iter().map(f).collect();
-        q
+        final_q(&run(&args, out).0)
     };
     let u = "u: [-0.82, 2.23, 0.04]";
     let fine = sim(
@@ -222,10 +229,6 @@ fn max_speed_keeps_a_long_step_on_the_physical_root() {
 #[test]
 fn max_speed_keeps_the_quadruped_step_physical() {
     let cfg = "tests/data/quadruped_step.yaml";
-    let last_q = |doc: &Value| -> Vec<f64> {
-        let q = doc["q"].as_array().unwrap().last().unwrap().clone();
-        q.as_array().unwrap().iter().map(f).collect()
-    };
     let (fine, _) = run(
         &["simulate", cfg, "--set", "simulation.N_sim=8"],
         "quad_fine",
@@ -234,7 +237,7 @@ fn max_speed_keeps_the_quadruped_step_physical() {
         "simulation.max_speed=[2, 2, 2, 3, 3, 3, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20]";
     let (one, _) = run(&["simulate", cfg, "--set", limits], "quad_limited");
     let (free, _) = run(&["simulate", cfg], "quad_free");
-    let (fine, one, free) = (last_q(&fine), last_q(&one), last_q(&free));
+    let (fine, one, free) = (final_q(&fine), final_q(&one), final_q(&free));
     eprintln!(
         "8 steps {:?}\nlimited {:?}\nunlimited {:?}",
         &fine[..6],

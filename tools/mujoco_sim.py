@@ -26,8 +26,7 @@ Running: physics at 1 kHz paced to the wall clock; `joint_states` (sensor_msgs/J
 250 Hz with every hinge/slide joint of the robot in our model's coordinate order (the planar root
 coordinates included), effort = applied actuator force; for a floating base also `odom`
 (nav_msgs/Odometry: world pose, twist in the base frame); a scenario box is published as extra
-joints `box_x`, `box_y`, `box_yaw` (`box.joints` of 4 names: x, y, z, yaw; of 5: x, y, z,
-yaw, roll). The latest `/fesdj_mpc/effort_command`
+joints `box_x`, `box_y`, `box_yaw` (or, with `box.joints` of 4 names, x, y, z, yaw). The latest `/fesdj_mpc/effort_command`
 (std_msgs/Float64MultiArray in `--effort-joints` order, default the config's `actuated`) is held;
 a command older than `--command-timeout` seconds is replaced by zero torque. The log (JSON,
 `--log`) has, at 250 Hz: time, q, v, applied command, command age, contact forces and contact
@@ -306,8 +305,8 @@ def build_mjcf(setup):
                       friction=f"{b.get('friction', mu)} 0.005 0.0001", rgba=".2 .5 .8 1",
                       contype=str(ENV_CONTYPE), conaffinity=str(ENV_CONAFFINITY))
         info["box"] = list(b.get("joints", ["box_x", "box_y", "box_yaw"]))
-        if len(info["box"]) not in (3, 4, 5):
-            raise SetupError(f"scenario box.joints: 3 names (x, y, yaw), 4 (x, y, z, yaw) or 5 (x, y, z, yaw, roll), got {info['box']}")
+        if len(info["box"]) not in (3, 4):
+            raise SetupError(f"scenario box.joints: 3 names (x, y, yaw) or 4 (x, y, z, yaw), got {info['box']}")
 
     contacts_by_link = {}
     for c in setup["contacts"]:
@@ -590,19 +589,10 @@ class Bridge:
             yaw = math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
             rot = np.zeros(9)
             self.mj.mju_quat2Mat(rot, d.qpos[qa + 3 : qa + 7])
-            ww = rot.reshape(3, 3) @ d.qvel[va + 3 : va + 6]  # angular velocity in the world
-            wz = float(ww[2])
-            if len(self.info["box"]) >= 4:
-                q += [float(d.qpos[qa]), float(d.qpos[qa + 1]), float(d.qpos[qa + 2]), yaw]
-                v += [float(d.qvel[va]), float(d.qvel[va + 1]), float(d.qvel[va + 2]), wz]
-            if len(self.info["box"]) == 5:
-                # R = Rz(yaw) Rx(roll) (pitch left out): roll about the box's x axis, its rate
-                # the world angular velocity along that axis.
-                q.append(math.atan2(2 * (w * x + y * z), 1 - 2 * (x * x + y * y)))
-                v.append(float(ww[0] * math.cos(yaw) + ww[1] * math.sin(yaw)))
-            elif len(self.info["box"]) == 3:
-                q += [float(d.qpos[qa]), float(d.qpos[qa + 1]), yaw]
-                v += [float(d.qvel[va]), float(d.qvel[va + 1]), wz]
+            wz = float((rot.reshape(3, 3) @ d.qvel[va + 3 : va + 6])[2])
+            lin = [0, 1, 2] if len(self.info["box"]) == 4 else [0, 1]  # with z, or planar
+            q += [float(d.qpos[qa + i]) for i in lin] + [yaw]
+            v += [float(d.qvel[va + i]) for i in lin] + [wz]
             eff += [0.0] * len(self.info["box"])
         I = self.idl  # noqa: E741
         stamp = I.now_stamp()

@@ -128,7 +128,6 @@ pub fn build(problem: Problem) -> Result<ClosedLoop, RunError> {
             b.lb.iter()
                 .zip(&b.ub)
                 .map(|(l, u)| PLANT_SPEED_FACTOR * l.abs().max(u.abs()))
-                .map(|l| if l.is_finite() { l } else { f64::INFINITY })
                 .collect();
         plant.set_speed_limits(&limits)?;
     }

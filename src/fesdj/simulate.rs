@@ -90,6 +90,8 @@ pub struct Simulator {
     /// A finer simulator of the same model and its number of steps per step
     /// ([`Simulator::set_fallback`]).
     fallback: Option<(Box<Simulator>, usize)>,
+    /// The speed limits of [`Simulator::set_speed_limits`] (applied to a later fallback too).
+    speed_limits: Option<Vec<f64>>,
 }
 
 /// The contact mode an attempt of [`Simulator::step`] is restricted to, by fixing force
@@ -198,12 +200,13 @@ impl Simulator {
             stage_forces,
             start: vec![0.0; n_w],
             fallback: None,
+            speed_limits: None,
         })
     }
 
     /// Bound every velocity a step computes (RK stages and right boundaries, not the given
     /// initial state) to `|v_i| ≤ limits[i]` (`+inf`: no bound), in this simulator and in its
-    /// sub-stepping fallback. A guard against the spurious roots of implicit RK steps **[ours]**:
+    /// sub-stepping fallback (also one set later). A guard against the spurious roots of implicit RK steps **[ours]**:
     /// with velocity-quadratic forces (Coriolis, centrifugal) `M(q₊)(v₊ − v) = h f_v(q₊, v₊) + …`
     /// has, besides the physical root near `v`, roots with `h ∂f_v/∂v` as large as `M` — speeds
     /// of order `M / (h C)`, tens to hundreds of rad/s for a light link at `h = 0.05`, and the
@@ -234,6 +237,7 @@ impl Simulator {
         if let Some((fine, _)) = self.fallback.as_mut() {
             fine.set_speed_limits(limits)?;
         }
+        self.speed_limits = Some(limits.to_vec());
         Ok(())
     }
 
@@ -242,7 +246,7 @@ impl Simulator {
     /// `n_sub ≥ 2` (its own attempts, and its own fallback if it has one). Errors if the step
     /// times do not divide or the state sizes differ. [`Simulator::run`] records the samples of
     /// this problem's (failed) solution for such a step; its end state is the fine one.
-    pub fn set_fallback(&mut self, fine: Simulator) -> Result<(), FesdjError> {
+    pub fn set_fallback(&mut self, mut fine: Simulator) -> Result<(), FesdjError> {
         let ratio = self.step_time / fine.step_time;
         let n_sub = ratio.round();
         if !(n_sub >= 2.0 && (ratio - n_sub).abs() <= 1e-9 * ratio) || fine.x.len() != self.x.len()
@@ -257,6 +261,9 @@ impl Simulator {
                     fine.x.len()
                 ),
             });
+        }
+        if let Some(l) = &self.speed_limits {
+            fine.set_speed_limits(l)?;
         }
         self.fallback = Some((Box::new(fine), n_sub as usize));
         Ok(())

@@ -130,6 +130,12 @@ fn unit(normal: &[f64; 3]) -> Option<[f64; 3]> {
     (n.is_finite() && n > 1e-12).then(|| [normal[0] / n, normal[1] / n, normal[2] / n])
 }
 
+/// A unit normal (to 1e-9) and a finite offset.
+fn plane_ok(normal: &[f64; 3], offset: f64) -> bool {
+    let n = dot(normal, normal);
+    (n - 1.0).abs() < 1e-9 && offset.is_finite()
+}
+
 /// A contact as written in a configuration file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -240,11 +246,8 @@ impl Contact {
             Surface::Ground { height } if !height.is_finite() => {
                 return Err(bad("ground height must be finite"))
             }
-            Surface::Plane { normal, offset } => {
-                let n = dot(normal, normal);
-                if (n - 1.0).abs().is_nan() || (n - 1.0).abs() >= 1e-9 || !offset.is_finite() {
-                    return Err(bad("plane needs a unit normal and a finite offset"));
-                }
+            Surface::Plane { normal, offset } if !plane_ok(normal, *offset) => {
+                return Err(bad("plane needs a unit normal and a finite offset"))
             }
             Surface::Sphere {
                 frame: f2,
@@ -269,8 +272,7 @@ impl Contact {
                 if *f2 == frame {
                     return Err(bad("the plane is on the sphere's own frame"));
                 }
-                let n = dot(normal, normal);
-                if (n - 1.0).abs().is_nan() || (n - 1.0).abs() >= 1e-9 || !offset.is_finite() {
+                if !plane_ok(normal, *offset) {
                     return Err(bad("plane needs a unit normal and a finite offset"));
                 }
             }
