@@ -2,8 +2,8 @@
 //! sparsity patterns on known structures.
 
 use fesdj_mpc::ad::{
-    gradient, hessian_of_lagrangian, jacobian, jacobian_of, Function, Gather, MappedFunction,
-    Scalar, Scatter, SparsityPattern, Sx,
+    gradient, hessian_of_lagrangian, hessian_of_objective, jacobian, jacobian_of, Function, Gather,
+    MappedFunction, Scalar, Scatter, SparsityPattern, Sx,
 };
 
 fn rosenbrock<S: Scalar>(x: &[S]) -> S {
@@ -308,4 +308,55 @@ fn call_sx_composes_and_register_reuse_is_effective() {
     let composed = f.call_sx(&[&[z * 2.0]]).unwrap();
     let g = Function::new("g", &[&[z]], &[&composed[0]]).unwrap();
     assert!((eval(&g, &[&[0.15]])[0] - direct).abs() < 1e-14);
+}
+
+/// The Gauss–Newton Hessian: `σ ∇²f` alone, whatever λ is, against central differences of
+/// the gradient of `f`; and the exact Hessian with λ = 0 is the same matrix.
+#[test]
+fn hessian_of_objective_drops_the_constraint_curvature() {
+    let x = Sx::sym_vec("x", 3);
+    let p = Sx::sym_vec("p", 1);
+    let f = (x[0] - p[0]).sq() + x[0] * x[1] * 2.0 + x[2].sin() * x[1];
+    let g = vec![x[0].sq() * x[2], (x[1] * x[2]).exp()];
+    let ff = Function::new("f", &[&x, &p], &[&[f]]).unwrap();
+    let gf = Function::new("g", &[&x, &p], &[&g]).unwrap();
+    let (gp, gn) = hessian_of_objective(&ff, &gf).unwrap();
+    let (ep, exact) = hessian_of_lagrangian(&ff, &gf).unwrap();
+    let x0 = [0.3, -0.7, 1.1];
+    let (sigma, par) = (1.5, [0.2]);
+    let eval = |h: &Function, n: usize, lam: [f64; 2]| {
+        let mut out = vec![0.0; n];
+        h.eval(
+            &[&x0, &[sigma], &lam, &par],
+            &mut [&mut out],
+            &mut h.workspace(),
+        )
+        .unwrap();
+        out
+    };
+    let a = eval(&gn, gp.nnz(), [5.0, -3.0]);
+    let b = eval(&gn, gp.nnz(), [0.0, 0.0]);
+    assert_eq!(a, b, "λ must not enter the Gauss–Newton Hessian");
+    // Central differences of σ ∇f.
+    let grad = gradient(&ff, 0).unwrap();
+    let gradient_at = |x: &[f64]| {
+        let mut out = vec![0.0; 3];
+        grad.eval(&[x, &par], &mut [&mut out], &mut grad.workspace())
+            .unwrap();
+        out
+    };
+    let eps = 1e-6;
+    let e = eval(&exact, ep.nnz(), [0.0, 0.0]);
+    for (k, (i, j)) in gp.entries().enumerate() {
+        let (mut xp, mut xm) = (x0, x0);
+        xp[j] += eps;
+        xm[j] -= eps;
+        let fd = sigma * (gradient_at(&xp)[i] - gradient_at(&xm)[i]) / (2.0 * eps);
+        assert!((a[k] - fd).abs() < 1e-7, "({i},{j}): {} vs {fd}", a[k]);
+        let ke = ep.entries().position(|ij| ij == (i, j)).unwrap();
+        assert!((e[ke] - a[k]).abs() < 1e-14);
+    }
+    // The constraints' curvature adds the (x1, x1) and (x2, x0) entries to the exact
+    // pattern; the objective's has only f's (x0, x0), (x1, x0), (x2, x1), (x2, x2).
+    assert!(gp.nnz() < ep.nnz(), "{} vs {}", gp.nnz(), ep.nnz());
 }

@@ -191,3 +191,16 @@ fn a_measured_state_outside_the_velocity_box_is_planned_from() {
     let last = traj.v.last().expect("states");
     assert!(last[4] >= v_leg_bound - 1e-6, "{last:?}");
 }
+
+/// The controller with the Gauss–Newton Hessian (`solver.hessian: gauss_newton`, the
+/// objective's curvature alone; the plant keeps the exact one): the same closed-loop task is
+/// met — every tick verified, forward and upright, hops.
+#[test]
+fn gauss_newton_controller_hops_forward_too() {
+    let (x0, log) = closed_loop(&["solver.hessian=gauss_newton"], 80);
+    let c = log.summary.counters;
+    assert_eq!(c.verified, 80, "{c:?}");
+    forward_and_upright(&x0, &log);
+    let flights = flight_phases(log.ticks.iter().map(|t| t.q.as_slice()));
+    assert!(flights >= 2, "{flights} flight phases");
+}

@@ -319,6 +319,27 @@ pub fn hessian_of_lagrangian(
     f: &Function,
     g: &Function,
 ) -> Result<(SparsityPattern, Function), AdError> {
+    hessian_with(f, g, true)
+}
+
+/// The Gauss–Newton counterpart of [`hessian_of_lagrangian`]: the lower triangle of `σ ∇²f`
+/// alone, with the constraints' curvature `Σ λ_i ∇²g_i` left out, as a function of the same
+/// inputs `(x, σ, λ, p…)` (λ unused), so that a solver calls either one the same way. For a
+/// least-squares objective over constraints whose curvature is expensive (the rigid-body
+/// dynamics of a many-joint robot) this is the usual approximation of real-time MPC: the tape
+/// is small and its pattern sparser, at the price of linear instead of quadratic convergence.
+pub fn hessian_of_objective(
+    f: &Function,
+    g: &Function,
+) -> Result<(SparsityPattern, Function), AdError> {
+    hessian_with(f, g, false)
+}
+
+fn hessian_with(
+    f: &Function,
+    g: &Function,
+    constraints: bool,
+) -> Result<(SparsityPattern, Function), AdError> {
     if f.input_sizes() != g.input_sizes() {
         return Err(AdError::Dimension {
             function: g.name().to_string(),
@@ -341,13 +362,15 @@ pub fn hessian_of_lagrangian(
     }
     let (inputs, fout) = f.symbolic()?;
     let refs: Vec<&[Sx]> = inputs.iter().map(|v| v.as_slice()).collect();
-    let gout = g.call_sx(&refs)?;
     let m = g.size_out(0);
     let sigma = Sx::sym("sigma");
     let lambda = Sx::sym_vec("lambda", m);
     let mut l = sigma * fout[0][0];
-    for (li, gi) in lambda.iter().zip(&gout[0]) {
-        l += *li * *gi;
+    if constraints {
+        let gout = g.call_sx(&refs)?;
+        for (li, gi) in lambda.iter().zip(&gout[0]) {
+            l += *li * *gi;
+        }
     }
     let (pattern, values) = hessian_lower_sx(l, &inputs[0]);
     let sig = [sigma];

@@ -4,7 +4,8 @@
 //! * [`Sx`]: symbolic scalar, a node of a hash-consed expression DAG in a thread-local arena
 //!   (see [`sx`] for the ownership and threading model).
 //! * [`Function`]: a compiled, allocation-free instruction tape with register reuse.
-//! * [`jacobian`], [`gradient`], [`hessian_of_lagrangian`]: derivative functions with exact
+//! * [`jacobian`], [`gradient`], [`hessian_of_lagrangian`] (and its Gauss–Newton
+//!   counterpart [`hessian_of_objective`]): derivative functions with exact
 //!   sparsity patterns ([`SparsityPattern`], CSC).
 //! * [`MappedFunction`]: one compiled function evaluated at many points gathered from large
 //!   vectors with index maps prepared once (what a transcription needs).
@@ -30,8 +31,8 @@ pub mod sx;
 pub use error::AdError;
 
 pub use derivative::{
-    gradient, gradient_sx, hessian_lower_sx, hessian_of_lagrangian, jacobian, jacobian_of,
-    jacobian_sx, tangent_sx,
+    gradient, gradient_sx, hessian_lower_sx, hessian_of_lagrangian, hessian_of_objective, jacobian,
+    jacobian_of, jacobian_sx, tangent_sx,
 };
 pub use function::{Function, Workspace};
 pub use map::{Gather, MapWorkspace, MappedFunction, Scatter};

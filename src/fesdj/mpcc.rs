@@ -8,7 +8,7 @@
 //! variable bounds and is **not** repeated in `g` (§5.1, §7 item 5).
 
 use crate::ad::{Function, Sx};
-use crate::solver::ad_nlp::{AdComplementarity, AdNlp, NlpBounds};
+use crate::solver::ad_nlp::{AdComplementarity, AdNlp, HessianApproximation, NlpBounds};
 
 use super::error::FesdjError;
 use super::layout::Layout;
@@ -273,8 +273,16 @@ impl Mpcc {
     /// The compiled NLP (this MPCC's bounds, start point `w0`) and its complementarity pairs:
     /// the callbacks every solver of it sees (ours, the IPOPT baseline, the benchmarks).
     pub fn nlp(&self) -> Result<(AdNlp, AdComplementarity), FesdjError> {
+        self.nlp_with(HessianApproximation::Exact)
+    }
+
+    /// [`Mpcc::nlp`] with the given Hessian of the Lagrangian.
+    pub fn nlp_with(
+        &self,
+        hessian: HessianApproximation,
+    ) -> Result<(AdNlp, AdComplementarity), FesdjError> {
         let fns = self.compile()?;
-        let nlp = AdNlp::new(
+        let nlp = AdNlp::with_hessian(
             fns.f,
             fns.g,
             NlpBounds {
@@ -284,6 +292,7 @@ impl Mpcc {
                 g_u: self.ubg.clone(),
                 x0: self.w0.clone(),
             },
+            hessian,
         )?;
         let comp = AdComplementarity::new(&fns.comp_g, &fns.comp_h)?;
         Ok((nlp, comp))

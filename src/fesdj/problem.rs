@@ -218,7 +218,7 @@ impl FesdjProblem {
             }
         }
         let mpcc = transcribe(ocp, options)?;
-        let (nlp, comp) = mpcc.nlp()?;
+        let (nlp, comp) = mpcc.nlp_with(solve.solver.hessian)?;
         let nlp = FesdjNlp::new(nlp, mpcc.lbw.clone(), mpcc.ubw.clone(), mpcc.w0.clone());
         let mut solver = OwnedSolver::new(nlp, comp, solve.solver)?;
         let (m_relaxed, n_relaxed) = {

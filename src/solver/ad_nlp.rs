@@ -25,6 +25,19 @@ pub struct NlpBounds {
     pub x0: Vec<f64>,
 }
 
+/// Which Hessian of the Lagrangian the callbacks give (`solver.hessian` of a problem file).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HessianApproximation {
+    /// `σ ∇²f + Σ λ_i ∇²g_i` (default).
+    #[default]
+    Exact,
+    /// `σ ∇²f` alone ([`ad::hessian_of_objective`]): the constraints' curvature is dropped.
+    /// The solution is the same (the KKT conditions do not involve the Hessian); only the
+    /// convergence towards it changes (linear instead of quadratic).
+    GaussNewton,
+}
+
 /// An NLP from compiled functions `f(x, p)` (scalar) and `g(x, p)`.
 pub struct AdNlp {
     n: usize,
@@ -53,6 +66,16 @@ fn dim(what: &'static str, expected: usize, got: usize) -> SolverError {
 impl AdNlp {
     /// Build from `f(x, p)` and `g(x, p)` (two inputs each, one output; `f` scalar).
     pub fn new(f: Function, g: Function, bounds: NlpBounds) -> Result<AdNlp, SolverError> {
+        AdNlp::with_hessian(f, g, bounds, HessianApproximation::Exact)
+    }
+
+    /// [`AdNlp::new`] with the given Hessian of the Lagrangian.
+    pub fn with_hessian(
+        f: Function,
+        g: Function,
+        bounds: NlpBounds,
+        hessian: HessianApproximation,
+    ) -> Result<AdNlp, SolverError> {
         if f.n_in() != 2 || g.n_in() != 2 {
             return Err(SolverError::InvalidProblem(
                 "f and g must take exactly the inputs (x, p)".into(),
@@ -72,7 +95,10 @@ impl AdNlp {
         }
         let grad = ad::gradient(&f, 0)?;
         let (jac_pattern, jac) = ad::jacobian_of(&g, 0, 0)?;
-        let (hess_pattern, hess) = ad::hessian_of_lagrangian(&f, &g)?;
+        let (hess_pattern, hess) = match hessian {
+            HessianApproximation::Exact => ad::hessian_of_lagrangian(&f, &g)?,
+            HessianApproximation::GaussNewton => ad::hessian_of_objective(&f, &g)?,
+        };
         let regs = [&f, &grad, &g, &jac, &hess]
             .iter()
             .map(|h| h.n_registers())

@@ -27,6 +27,7 @@ pub mod problems;
 pub mod settings;
 pub mod status;
 
+pub use ad_nlp::HessianApproximation;
 pub use error::{EvalError, SolverError};
 pub use ipm::{Ipm, Solution, Start};
 pub use mpcc::{MpccResult, MpccSettings, MpccSolver, Polish, Relaxation, StopMeasure, WarmPoint};

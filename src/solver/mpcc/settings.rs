@@ -2,6 +2,7 @@
 //! section is read over the homotopy's own IPM defaults.
 
 use super::relaxed::Relaxation;
+use crate::solver::ad_nlp::HessianApproximation;
 use crate::solver::error::SolverError;
 use crate::solver::settings::Settings;
 use serde::{Deserialize, Serialize};
@@ -53,6 +54,10 @@ pub struct MpccSettings {
     pub mu_warm_factor: f64,
     /// Wall-clock limit for the whole homotopy, seconds.
     pub max_wall_time: f64,
+    /// The Hessian of the Lagrangian of the NLPs built from a problem file (`exact`, default,
+    /// or `gauss_newton`: the objective's alone, see [`HessianApproximation`]). The homotopy
+    /// itself does not read it; the builder of the NLP does (`FesdjProblem::new`).
+    pub hessian: HessianApproximation,
     /// Settings of the interior-point method. A partial `ipm` section (e.g. `{print: true}`)
     /// changes only the keys it names: the others keep *these* defaults (tol 1e-10, mu_min
     /// 1e-13, warm-start pushes 1e-9), not the plain IPM's `Settings::default()`.
@@ -92,6 +97,7 @@ impl Default for MpccSettings {
             polish: Polish::IfNotConverged,
             mu_warm_factor: 0.1,
             max_wall_time: f64::INFINITY,
+            hessian: HessianApproximation::Exact,
             // Warm starts along the homotopy push the previous solution only 1e-9 off the
             // bounds (IPOPT's default 1e-3 is meant for one warm-started NLP): at σ_k ≪ 1e-3 a
             // 1e-3 push moves every biactive pair G = H ≈ √σ_k outside the relaxed set
