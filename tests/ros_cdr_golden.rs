@@ -106,6 +106,15 @@ fn every_message_matches_rosbags_byte_for_byte() {
             nanosec: 500_000_000,
         },
     ));
+    tally(check(
+        "clock",
+        Clock {
+            clock: Time {
+                sec: 12,
+                nanosec: 340_000_000,
+            },
+        },
+    ));
     tally(check("header", header(12, 34, "base_link")));
     tally(check(
         "joint_state",
@@ -256,7 +265,7 @@ fn every_message_matches_rosbags_byte_for_byte() {
         },
     ));
 
-    assert_eq!(cases, 13);
+    assert_eq!(cases, 14);
     println!("{cases} golden CDR cases, {total} bytes matched");
 }
 
@@ -275,5 +284,9 @@ fn ros_type_names_match_the_dds_convention() {
         "diagnostic_msgs::msg::dds_::DiagnosticArray_"
     );
     assert_eq!(Odometry::full_name(), "nav_msgs/msg/Odometry");
+    assert_eq!(
+        Clock::type_name().dds_msg_type(),
+        "rosgraph_msgs::msg::dds_::Clock_"
+    );
     assert_eq!(<Trigger as RosService>::NAME, "Trigger");
 }

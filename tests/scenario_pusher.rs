@@ -11,7 +11,9 @@
 mod mujoco_common;
 mod scenario_common;
 use mujoco_common::{require_python_modules, root, serial, tmp_dir};
-use scenario_common::{interrupt, numbers, read_log, spawn_bridge, spawn_node, wait};
+use scenario_common::{
+    interrupt, numbers, read_log, spawn_bridge, spawn_bridge_clocked, spawn_node, wait,
+};
 
 #[path = "ros_common/netns.rs"]
 mod netns;
@@ -38,6 +40,52 @@ fn node_pushes_the_mujoco_box_to_its_target() {
     assert_eq!(code, Some(0), "the bridge ends by itself: {bridge_err}");
     let node_err = interrupt(&mut node);
     let doc = read_log(&log);
+    check_push(&doc, &node_err);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The same task with a shared simulated clock: the node on the bridge's `/clock`
+/// (`use_sim_time:=true`), the bridge in lockstep at the node's 50 Hz command period. Besides
+/// the task's criteria: no sync point timed out, the node answered every one of them (200 in
+/// 4 s), and after the first command no applied command was older than one period of
+/// simulated time.
+#[test]
+fn node_pushes_the_box_in_lockstep_on_the_simulated_clock() {
+    let _serial = serial();
+    if !netns::enter("node_pushes_the_box_in_lockstep_on_the_simulated_clock") {
+        return;
+    }
+    require_python_modules();
+    let dir = tmp_dir("pusher_lockstep");
+    let log = dir.join("mujoco.json");
+    let mut bridge = spawn_bridge_clocked("pusher", None, DURATION_S, &log, Some(0.02));
+    let mut node = spawn_node(
+        &root().join("config/pusher_mpc.yaml"),
+        &dir,
+        &["use_sim_time:=true"],
+    );
+    let (code, bridge_err) = wait(&mut bridge, Duration::from_secs(120));
+    assert_eq!(code, Some(0), "the bridge ends by itself: {bridge_err}");
+    let node_err = interrupt(&mut node);
+    let doc = read_log(&log);
+    let summary = &doc["summary"];
+    assert_eq!(summary["lockstep_timeouts"].as_u64(), Some(0), "{summary}");
+    let n_sync = (DURATION_S / 0.02).round() as u64;
+    assert!(
+        summary["commands_received"].as_u64().unwrap_or(0) >= n_sync,
+        "a command for each of the {n_sync} sync points: {summary}"
+    );
+    let samples = doc["samples"].as_array().cloned().unwrap_or_default();
+    for s in samples.iter().skip_while(|s| s["cmd_age"].is_null()) {
+        let age = s["cmd_age"].as_f64().unwrap_or(f64::INFINITY);
+        assert!(age <= 0.02 + 1e-9, "command {age} s old (simulated): {s}");
+    }
+    check_push(&doc, &node_err);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The scenario's criteria on the bridge's log `doc` (and the node's stderr).
+fn check_push(doc: &serde_json::Value, node_err: &str) {
     let summary = &doc["summary"];
     eprintln!("bridge summary: {summary}");
     let samples = doc["samples"].as_array().cloned().unwrap_or_default();
@@ -92,5 +140,4 @@ fn node_pushes_the_mujoco_box_to_its_target() {
         !node_err.contains("panicked"),
         "the node did not panic: {node_err}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }

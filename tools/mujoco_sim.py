@@ -31,6 +31,13 @@ joints `box_x`, `box_y`, `box_yaw` (or, with `box.joints` of 4 names, x, y, z, y
 a command older than `--command-timeout` seconds is replaced by zero torque. The log (JSON,
 `--log`) has, at 250 Hz: time, q, v, applied command, command age, contact forces and contact
 point positions, plus a summary. SIGINT/SIGTERM end the run cleanly (log written, exit 0).
+
+Lockstep (`--lockstep PERIOD`, for a node started with `use_sim_time:=true`): the simulator's
+clock is shared instead of the wall clock. It publishes `/clock` (rosgraph_msgs/Clock) with every
+state, stamps states with the simulated time, and at every multiple of PERIOD (the node's
+command period) holds the time until the node's command for that state has arrived; physics is
+not paced. A slow solve then slows the run down instead of degrading it, and a fast one runs
+faster than real time. Command ages count simulated time.
 """
 
 import argparse
@@ -515,6 +522,10 @@ class Bridge:
             self.odom_w = DataWriter(self.dp, Topic(self.dp, "rt/odom", ros_idl.Odometry, qos=q), qos=q)
         topic = "rt" + args.command_topic if args.command_topic.startswith("/") else "rt/" + args.command_topic
         self.cmd_r = DataReader(self.dp, Topic(self.dp, topic, ros_idl.Float64MultiArray, qos=q), qos=q)
+        # --lockstep: /clock (rosgraph_msgs/Clock) and simulated-time stamps.
+        self.clock_w = None
+        if args.lockstep:
+            self.clock_w = DataWriter(self.dp, Topic(self.dp, "rt/clock", ros_idl.Clock, qos=q), qos=q)
         self.cmd = [0.0] * len(self.cmd_act)
         self.cmd_time = None
         self.n_cmd = 0
@@ -526,6 +537,8 @@ class Bridge:
         self.snapshots = []
         self.renderer = None
         self.stop = False
+        self.lockstep_wait = 0.0
+        self.lockstep_timeouts = 0
 
     def _render_init(self):
         if not self.a.frames:
@@ -558,7 +571,7 @@ class Bridge:
                 self.n_bad_cmd += 1
                 continue
             self.cmd = data
-            self.cmd_time = now
+            self.cmd_time = self.data.time if self.a.lockstep else now
             self.n_cmd += 1
 
     def _contact_forces(self):
@@ -595,7 +608,7 @@ class Bridge:
             v += [float(d.qvel[va + i]) for i in lin] + [wz]
             eff += [0.0] * len(self.info["box"])
         I = self.idl  # noqa: E741
-        stamp = I.now_stamp()
+        stamp = I.stamp_of(d.time) if self.a.lockstep else I.now_stamp()
         self.js_w.write(I.JointState(header=I.Header(stamp=stamp, frame_id=""), name=self.pub_names,
                                      position=q, velocity=v, effort=eff))
         base = None
@@ -613,7 +626,37 @@ class Bridge:
                 twist=I.TwistWithCovariance(twist=I.Twist(linear=I.Vector3(*(float(a) for a in lin)),
                                                           angular=I.Vector3(*ang)))))
             base = pos + [x, y, z, w] + [float(a) for a in lin] + ang
+        if self.clock_w is not None:
+            self.clock_w.write(I.Clock(clock=stamp))
         return q, v, base
+
+    def _await_command(self, published):
+        """--lockstep: hold the simulated time at a sync point until a command newer than the
+        state just published arrives (the node's answer to it), or --lockstep-timeout of wall
+        time passed (then go on with the command it has, logged). Until the first command of
+        the run the state is published again every 0.2 s (a node may still be starting, and
+        DDS keeps no history for late readers); after it only /clock is repeated."""
+        n0 = self.n_cmd
+        t0 = time.monotonic()
+        last = t0
+        while not self.stop:
+            now = time.monotonic()
+            self._read_commands(now)
+            if self.n_cmd > n0:
+                self.lockstep_wait += now - t0
+                return
+            if now - t0 > self.a.lockstep_timeout:
+                self.events.append({"t": round(self.data.time, 6), "event": "lockstep timeout",
+                                    "waited_s": round(now - t0, 4)})
+                self.lockstep_timeouts += 1
+                return
+            if now - last > 0.2:
+                last = now
+                if self.n_cmd == 0:
+                    self._publish(now)
+                else:
+                    self.clock_w.write(self.idl.Clock(clock=self.idl.stamp_of(self.data.time)))
+            time.sleep(0.0002)
 
     def _hold_until_command(self):
         """--start-on-command: publish the initial state (physics not stepped, the robot held
@@ -640,6 +683,7 @@ class Bridge:
             self._hold_until_command()
         dt = m.opt.timestep
         every = max(1, int(round(1.0 / (self.a.rate * dt))))
+        sync = max(1, int(round(self.a.lockstep / dt))) if self.a.lockstep else 0
         frame_every = max(1, int(round(1.0 / (self.a.frame_rate * dt)))) if self.a.frames else 0
         n_steps = int(round(self.a.duration / dt)) if self.a.duration > 0 else None
         t0 = time.monotonic()
@@ -650,7 +694,8 @@ class Bridge:
         while not self.stop and (n_steps is None or k < n_steps):
             now = time.monotonic()
             self._read_commands(now)
-            age = None if self.cmd_time is None else now - self.cmd_time
+            clock = d.time if self.a.lockstep else now
+            age = None if self.cmd_time is None else clock - self.cmd_time
             stale = age is None or age > self.a.command_timeout
             if stale != self.stale:
                 self.events.append({"t": round(d.time, 6), "event": "command stale" if stale else "command fresh",
@@ -658,7 +703,7 @@ class Bridge:
                 self.stale = stale
             for i, a in enumerate(self.cmd_act):
                 d.ctrl[a] = 0.0 if stale else self.cmd[i]
-            if k % every == 0:
+            if k % every == 0 or (sync and k % sync == 0):
                 q, v, base = self._publish(now)
                 s = {"t": round(d.time, 6), "wall": round(now - t0, 6), "q": q, "v": v,
                      "u": [float(d.ctrl[a]) for a in self.cmd_act],
@@ -674,8 +719,20 @@ class Bridge:
                 self.samples.append(s)
             if frame_every and k % frame_every == 0:
                 self.snapshots.append(d.qpos.copy())  # rendered after the run (GL is slow)
+            if sync and k % sync == 0:
+                # The node's command for this state before the time moves on; the control
+                # for the coming steps is the one just received.
+                self._await_command(k)
+                now = time.monotonic()
+                self._read_commands(now)
+                age = None if self.cmd_time is None else d.time - self.cmd_time
+                stale = age is None or age > self.a.command_timeout
+                for i, a in enumerate(self.cmd_act):
+                    d.ctrl[a] = 0.0 if stale else self.cmd[i]
             mj.mj_step(m, d)
             k += 1
+            if sync:
+                continue  # no wall-clock pacing in lockstep
             target = t0 + offset + k * dt
             lag = time.monotonic() - target
             if lag < 0:
@@ -691,6 +748,8 @@ class Bridge:
                         "published": len(self.samples), "commands_received": self.n_cmd,
                         "commands_rejected": self.n_bad_cmd, "fell_behind_resyncs": late,
                         "max_lag_s": round(max_lag, 5), "frames": len(self.snapshots),
+                        "lockstep": self.a.lockstep or None, "lockstep_wait_s": round(self.lockstep_wait, 4),
+                        "lockstep_timeouts": self.lockstep_timeouts,
                         "stopped_by_signal": self.stop}
 
     def write_outputs(self):
@@ -747,6 +806,12 @@ def main(argv=None):
                     help="hold the initial state (publishing it) until the first effort command arrives")
     ap.add_argument("--start-timeout", type=float, default=30.0,
                     help="with --start-on-command: start anyway after this many seconds")
+    ap.add_argument("--lockstep", type=float, default=0.0,
+                    help="sync period (s): publish /clock (rosgraph_msgs/Clock), stamp with the simulated time, "
+                         "and at every multiple of the period wait for the node's effort command before "
+                         "stepping on (for a node with use_sim_time:=true; 0: paced to the wall clock)")
+    ap.add_argument("--lockstep-timeout", type=float, default=10.0,
+                    help="wall seconds to wait for a command at a sync point before going on")
     ap.add_argument("--log", help="write the run log (JSON) here")
     ap.add_argument("--frames", help="write a PNG strip of offscreen frames here")
     ap.add_argument("--frame-rate", type=float, default=10.0)

@@ -74,6 +74,7 @@ def cases(ts):
     return [
         ("time", "builtin_interfaces/msg/Time", Time(sec=1700000000, nanosec=123456789)),
         ("duration", "builtin_interfaces/msg/Duration", Duration(sec=-2, nanosec=500000000)),
+        ("clock", "rosgraph_msgs/msg/Clock", T["rosgraph_msgs/msg/Clock"](clock=Time(sec=12, nanosec=340000000))),
         ("header", "std_msgs/msg/Header", header(12, 34, "base_link")),
         (
             "joint_state",

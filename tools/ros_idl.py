@@ -28,6 +28,11 @@ class Duration(IdlStruct, typename="builtin_interfaces::msg::dds_::Duration_"):
 
 
 @dataclass
+class Clock(IdlStruct, typename="rosgraph_msgs::msg::dds_::Clock_"):
+    clock: Time = field(default_factory=Time)
+
+
+@dataclass
 class Header(IdlStruct, typename="std_msgs::msg::dds_::Header_"):
     stamp: Time = field(default_factory=Time)
     frame_id: str = ""
@@ -255,6 +260,12 @@ def qos():
         Policy.Durability.Volatile,
         Policy.DataRepresentation(use_cdrv0_representation=True),
     )
+
+
+def stamp_of(seconds):
+    """`builtin_interfaces/Time` of `seconds` (≥ 0; e.g. a simulated time)."""
+    ns = int(round(seconds * 1e9))
+    return Time(sec=ns // 1_000_000_000, nanosec=ns % 1_000_000_000)
 
 
 def now_stamp(offset_s=0.0):

@@ -47,8 +47,8 @@ use super::config::dds;
 pub use super::config::{NodeConfig, NodeError, Topics, DEFAULT_NODE_NAME};
 use super::diagnostics::Diagnostics;
 use super::msg::{
-    DiagnosticArray, Float64MultiArray, JointState, JointTrajectory, MultiArrayDimension, Odometry,
-    RosMessage, SetBool, SetBoolRequest, SetBoolResponse, Time, Trigger, TriggerRequest,
+    Clock, DiagnosticArray, Float64MultiArray, JointState, JointTrajectory, MultiArrayDimension,
+    Odometry, RosMessage, SetBool, SetBoolRequest, SetBoolResponse, Time, Trigger, TriggerRequest,
     TriggerResponse,
 };
 use super::names::NameError;
@@ -62,6 +62,7 @@ const ODOM: Token = Token(1);
 const PLAN: Token = Token(2);
 const RESET: Token = Token(3);
 const ENABLE: Token = Token(4);
+const CLOCK: Token = Token(5);
 /// Upper bound of messages taken from one reader per wake-up (keeps the loop responsive).
 const MAX_DRAIN: usize = 256;
 
@@ -73,6 +74,9 @@ pub struct NodeRuntime {
     spinner: Option<JoinHandle<()>>,
     joint_sub: Subscription<JointState>,
     odom_sub: Option<Subscription<Odometry>>,
+    /// `use_sim_time`: `/clock` (rosgraph_msgs/Clock) and the last time it gave.
+    clock_sub: Option<Subscription<Clock>>,
+    sim_now: Option<Time>,
     trajectory_pub: Publisher<Arc<JointTrajectory>>,
     effort_pub: Publisher<Arc<Float64MultiArray>>,
     diagnostics_pub: Publisher<Arc<DiagnosticArray>>,
@@ -172,6 +176,20 @@ impl NodeRuntime {
             }
             None => None,
         };
+        // Our own reader of `/clock`, of the type simulators publish (rosgraph_msgs/Clock;
+        // ros2-client's built-in clock reader expects builtin_interfaces/Time), which also
+        // wakes the loop when the simulated time moves.
+        let mut clock_sub = if p.use_sim_time {
+            let topic = node
+                .create_topic(&ros_name("/clock")?, Clock::type_name(), &input_qos())
+                .map_err(|e| dds("/clock")(e.to_string()))?;
+            Some(
+                node.create_subscription::<Clock>(&topic, None)
+                    .map_err(|e| dds("/clock")(e.to_string()))?,
+            )
+        } else {
+            None
+        };
         let trajectory_pub = publisher::<JointTrajectory>(&mut node, &topics.planned_trajectory)?;
         let effort_pub = publisher::<Float64MultiArray>(&mut node, &topics.effort_command)?;
         let diagnostics_pub = publisher::<DiagnosticArray>(&mut node, &topics.diagnostics)?;
@@ -185,6 +203,9 @@ impl NodeRuntime {
         registry.register(&mut joint_sub, JOINT_STATES, Interest::READABLE)?;
         if let Some(sub) = &mut odom_sub {
             registry.register(sub, ODOM, Interest::READABLE)?;
+        }
+        if let Some(sub) = &mut clock_sub {
+            registry.register(sub, CLOCK, Interest::READABLE)?;
         }
         registry.register(&mut plan_srv, PLAN, Interest::READABLE)?;
         registry.register(&mut reset_srv, RESET, Interest::READABLE)?;
@@ -245,6 +266,8 @@ impl NodeRuntime {
             poll,
             joint_sub,
             odom_sub,
+            clock_sub,
+            sim_now: None,
             trajectory_pub,
             effort_pub,
             diagnostics_pub,
@@ -301,6 +324,9 @@ impl NodeRuntime {
                 self.diag.enabled = false;
             }
         }
+        if self.config.params.use_sim_time {
+            return self.run_sim_time(provider, stop);
+        }
         let diag_period = StdDuration::from_secs_f64(1.0 / self.config.params.diagnostics_rate_hz);
         let start = Instant::now();
         let mut next_tick = start + self.period;
@@ -350,6 +376,11 @@ impl NodeRuntime {
                 }
             }
         }
+        self.log_summary();
+        Ok(())
+    }
+
+    fn log_summary(&self) {
         let d = &self.diag;
         let summary = format!(
             "shutting down after {} ticks: {} plans published, {} plan errors, {} deadline \
@@ -363,21 +394,116 @@ impl NodeRuntime {
             d.publish_failures
         );
         self.log(LogLevel::Info, &summary);
-        Ok(())
     }
 
     fn log(&self, level: LogLevel, text: &str) {
         log_to(&self.node, &self.config, level, text);
     }
 
+    /// The node's clock: the last `/clock` with `use_sim_time` (zero before the first), else
+    /// the system time.
+    fn now(&self) -> Time {
+        if self.config.params.use_sim_time {
+            self.sim_now.unwrap_or_default()
+        } else {
+            Time::now()
+        }
+    }
+
+    /// [`NodeRuntime::run`] on the simulator's clock (`use_sim_time`): the first tick at the
+    /// first `/clock`, then one every period of simulated time, with commands between ticks
+    /// as on the wall clock. Each solve gets `sim_time_solve_budget_s` of wall time: a
+    /// simulator in lockstep (tools/mujoco_sim.py `--lockstep`) does not advance its clock
+    /// past a command time before the node's command for it arrived, so a slow solve slows
+    /// the run down instead of leaving the plant without commands. Diagnostics keep the wall
+    /// clock.
+    fn run_sim_time<P: PlanProvider + ?Sized>(
+        &mut self,
+        provider: &mut P,
+        stop: &AtomicBool,
+    ) -> Result<(), NodeError> {
+        let budget = StdDuration::from_secs_f64(self.config.params.sim_time_solve_budget_s);
+        let period = self.period.as_nanos() as i64;
+        let command = self.command_period.map(|c| c.as_nanos() as i64);
+        let diag_period = StdDuration::from_secs_f64(1.0 / self.config.params.diagnostics_rate_hz);
+        let mut next_diag = Instant::now() + diag_period;
+        let mut next_tick: Option<i64> = None;
+        let mut next_command: Option<i64> = None;
+        let mut last = i64::MIN;
+        while !stop.load(Ordering::Relaxed) {
+            match self
+                .poll
+                .poll(&mut self.events, Some(StdDuration::from_millis(20)))
+            {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e.into()),
+            }
+            self.drain_inputs();
+            self.serve(provider);
+            if let Some(t) = self.sim_now.map(Time::to_nanos) {
+                if t < last {
+                    // The simulator restarted (its clock went back): the schedule and the
+                    // stamp history start again.
+                    self.log(
+                        LogLevel::Warn,
+                        "/clock went backwards: the schedule starts again",
+                    );
+                    self.validator.reset();
+                    next_tick = None;
+                    next_command = None;
+                }
+                last = t;
+                let due = *next_tick.get_or_insert(t);
+                if t >= due {
+                    self.tick(provider, Instant::now() + budget);
+                    let mut next = due + period;
+                    if next <= t {
+                        self.diag.tick_overruns += 1;
+                        next = t + period;
+                    }
+                    next_tick = Some(next);
+                    next_command = command.map(|c| t + c);
+                } else if let (Some(at), Some(c)) = (next_command, command) {
+                    if t >= at {
+                        self.command_tick(provider);
+                        let next = if at + c <= t { t + c } else { at + c };
+                        next_command = Some(next);
+                    }
+                }
+            }
+            let now = Instant::now();
+            if now >= next_diag {
+                self.publish_diagnostics(now);
+                next_diag += diag_period;
+                if next_diag <= now {
+                    next_diag = now + diag_period;
+                }
+            }
+        }
+        self.log_summary();
+        Ok(())
+    }
+
     fn drain_inputs(&mut self) {
+        // The clock first: states that arrived with it are judged by the newest time.
+        for _ in 0..MAX_DRAIN {
+            let next = self
+                .clock_sub
+                .as_ref()
+                .and_then(|sub| self.next_sample(sub, "/clock"));
+            let Some(msg) = next else { break };
+            if msg.clock.is_normalized() {
+                self.sim_now = Some(msg.clock);
+            }
+        }
         for _ in 0..MAX_DRAIN {
             let Some(msg) = self.next_sample(&self.joint_sub, "joint_states") else {
                 break;
             };
             // With the internal plant, joint_states come from it (also our own echo).
             if self.sim.is_none() {
-                let r = self.validator.accept_joint_state(&msg, Time::now());
+                let r = self.validator.accept_joint_state(&msg, self.now());
                 self.counted(r);
             }
         }
@@ -390,7 +516,7 @@ impl NodeRuntime {
                 .as_ref()
                 .and_then(|sub| self.next_sample(sub, "odom"));
             let Some(msg) = next else { break };
-            let r = self.validator.accept_odometry(&msg, Time::now());
+            let r = self.validator.accept_odometry(&msg, self.now());
             self.counted(r);
         }
     }
@@ -425,7 +551,7 @@ impl NodeRuntime {
         provider: &mut P,
         deadline: Instant,
     ) -> Result<(), String> {
-        let state = match self.validator.current(Time::now()) {
+        let state = match self.validator.current(self.now()) {
             Ok(s) => s,
             Err(fault) => return Err(format!("no valid state: {fault}")),
         };
@@ -471,7 +597,7 @@ impl NodeRuntime {
             return;
         }
         sim.started = true;
-        let now = Time::now();
+        let now = Time::now(); // `sim: true` excludes `use_sim_time`
         let msg = Arc::make_mut(&mut sim.msg);
         msg.header.stamp = now;
         refill(&mut msg.position, &sim.state.position);
@@ -496,7 +622,7 @@ impl NodeRuntime {
         if !self.enabled {
             return;
         }
-        let Ok(state) = self.validator.current(Time::now()) else {
+        let Ok(state) = self.validator.current(self.now()) else {
             return;
         };
         if provider.track(state, &mut self.fallback) && self.fallback.iter().all(|u| u.is_finite())
@@ -511,7 +637,7 @@ impl NodeRuntime {
     fn tick<P: PlanProvider + ?Sized>(&mut self, provider: &mut P, deadline: Instant) {
         self.sim_tick(provider);
         self.diag.ticks += 1;
-        let fault = self.validator.current(Time::now()).err();
+        let fault = self.validator.current(self.now()).err();
         self.diag.set_state_ok(fault.is_none());
         if !self.enabled {
             return;
@@ -649,12 +775,9 @@ impl NodeRuntime {
 
     fn publish_diagnostics(&mut self, now: Instant) {
         let name = self.config.node_name.clone();
-        self.diag.fill(
-            Arc::make_mut(&mut self.diagnostics_msg),
-            &name,
-            Time::now(),
-            now,
-        );
+        let stamp = self.now();
+        self.diag
+            .fill(Arc::make_mut(&mut self.diagnostics_msg), &name, stamp, now);
         publish(&self.diagnostics_pub, &self.diagnostics_msg, &mut self.diag);
     }
 }

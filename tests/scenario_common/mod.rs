@@ -31,6 +31,18 @@ pub fn numbers(v: &Value) -> Vec<f64> {
 /// The MuJoCo bridge on `tools/scenarios/<name>.yaml` (with the problem `config` when given),
 /// held until the first command, for `seconds` of simulated time, logging to `log`.
 pub fn spawn_bridge(name: &str, config: Option<&Path>, seconds: f64, log: &Path) -> Killer {
+    spawn_bridge_clocked(name, config, seconds, log, None)
+}
+
+/// [`spawn_bridge`], or with `lockstep = Some(period)` the bridge in lockstep with a node on
+/// its `/clock` (`--lockstep period`; it waits for the first command at t = 0 by itself).
+pub fn spawn_bridge_clocked(
+    name: &str,
+    config: Option<&Path>,
+    seconds: f64,
+    log: &Path,
+    lockstep: Option<f64>,
+) -> Killer {
     let mut cmd = Command::new(python());
     cmd.arg(tool("mujoco_sim.py"))
         .arg("--scenario")
@@ -38,9 +50,12 @@ pub fn spawn_bridge(name: &str, config: Option<&Path>, seconds: f64, log: &Path)
     if let Some(c) = config {
         cmd.arg("--config").arg(c);
     }
+    match lockstep {
+        Some(period) => cmd.args(["--lockstep", &period.to_string()]),
+        None => cmd.args(["--start-on-command", "--start-timeout", "60"]),
+    };
     Killer(Some(
         cmd.args(["--duration", &seconds.to_string()])
-            .args(["--start-on-command", "--start-timeout", "60"])
             .arg("--log")
             .arg(log)
             .stdout(Stdio::piped())

@@ -13,6 +13,7 @@ mod builtin_interfaces;
 mod diagnostic_msgs;
 mod geometry_msgs;
 mod nav_msgs;
+mod rosgraph_msgs;
 mod sensor_msgs;
 mod std_msgs;
 mod std_srvs;
@@ -24,6 +25,7 @@ pub use geometry_msgs::{
     Covariance, Point, Pose, PoseWithCovariance, Quaternion, Twist, TwistWithCovariance, Vector3,
 };
 pub use nav_msgs::Odometry;
+pub use rosgraph_msgs::Clock;
 pub use sensor_msgs::JointState;
 pub use std_msgs::{Float64MultiArray, Header, MultiArrayDimension, MultiArrayLayout};
 pub use std_srvs::{
