@@ -633,10 +633,12 @@ class Bridge:
     def _await_command(self, published):
         """--lockstep: hold the simulated time at a sync point until a command newer than the
         state just published arrives (the node's answer to it), or --lockstep-timeout of wall
-        time passed (then go on with the command it has, logged). Until the first command of
+        time passed (--start-timeout for the run's first command, while the node starts up;
+        then go on with the command it has, logged). Until the first command of
         the run the state is published again every 0.2 s (a node may still be starting, and
         DDS keeps no history for late readers); after it only /clock is repeated."""
         n0 = self.n_cmd
+        limit = self.a.lockstep_timeout if n0 > 0 else max(self.a.lockstep_timeout, self.a.start_timeout)
         t0 = time.monotonic()
         last = t0
         while not self.stop:
@@ -645,7 +647,7 @@ class Bridge:
             if self.n_cmd > n0:
                 self.lockstep_wait += now - t0
                 return
-            if now - t0 > self.a.lockstep_timeout:
+            if now - t0 > limit:
                 self.events.append({"t": round(self.data.time, 6), "event": "lockstep timeout",
                                     "waited_s": round(now - t0, 4)})
                 self.lockstep_timeouts += 1
