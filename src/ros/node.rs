@@ -412,17 +412,16 @@ impl NodeRuntime {
 
     /// [`NodeRuntime::run`] on the simulator's clock (`use_sim_time`): the first tick at the
     /// first `/clock`, then one every period of simulated time, with commands between ticks
-    /// as on the wall clock. Each solve gets `sim_time_solve_budget_s` of wall time: a
-    /// simulator in lockstep (tools/mujoco_sim.py `--lockstep`) does not advance its clock
-    /// past a command time before the node's command for it arrived, so a slow solve slows
-    /// the run down instead of leaving the plant without commands. Diagnostics keep the wall
-    /// clock.
+    /// as on the wall clock. A simulator in lockstep (tools/mujoco_sim.py `--lockstep`) does
+    /// not advance its clock past a command time before the node's command for it arrived, so
+    /// a slow solve slows the run down instead of leaving the plant without commands; the
+    /// solve's wall-time budget is the provider's (`fesdj_node`: the problem file's
+    /// `mpc.deadline_s`; the node offers one period). Diagnostics keep the wall clock.
     fn run_sim_time<P: PlanProvider + ?Sized>(
         &mut self,
         provider: &mut P,
         stop: &AtomicBool,
     ) -> Result<(), NodeError> {
-        let budget = StdDuration::from_secs_f64(self.config.params.sim_time_solve_budget_s);
         let period = self.period.as_nanos() as i64;
         let command = self.command_period.map(|c| c.as_nanos() as i64);
         let diag_period = StdDuration::from_secs_f64(1.0 / self.config.params.diagnostics_rate_hz);
@@ -456,7 +455,7 @@ impl NodeRuntime {
                 last = t;
                 let due = *next_tick.get_or_insert(t);
                 if t >= due {
-                    self.tick(provider, Instant::now() + budget);
+                    self.tick(provider, Instant::now() + self.period);
                     let mut next = due + period;
                     if next <= t {
                         self.diag.tick_overruns += 1;

@@ -26,7 +26,6 @@
 //! | `diagnostics_rate_hz` | double | 1.0 | `/diagnostics` publication rate (> 0) |
 //! | `warn_throttle_s` | double | 1.0 | minimum interval between repeated input warnings (≥ 0) |
 //! | `use_sim_time` | bool | false | ROS's standard parameter (ros2-client declares it on every node): the node's clock is the simulator's `/clock` (rosgraph_msgs/Clock): ticks, commands and state ages follow it, stamps carry it; not with `sim` |
-//! | `sim_time_solve_budget_s` | double | 1.0 | with `use_sim_time`: wall-clock budget of one solve (> 0). A simulator in lockstep waits for the node's command, so a solve may take longer than a period of simulated time |
 
 use ros2_client::ParameterValue;
 use thiserror::Error;
@@ -149,8 +148,6 @@ pub struct NodeParams {
     pub warn_throttle_s: f64,
     /// `use_sim_time` (built in): run on the simulator's `/clock`.
     pub use_sim_time: bool,
-    /// `sim_time_solve_budget_s`.
-    pub sim_time_solve_budget_s: f64,
 }
 
 impl Default for NodeParams {
@@ -175,13 +172,12 @@ impl Default for NodeParams {
             diagnostics_rate_hz: 1.0,
             warn_throttle_s: 1.0,
             use_sim_time: false,
-            sim_time_solve_budget_s: 1.0,
         }
     }
 }
 
 /// Every declared parameter name, in declaration order.
-pub const PARAMETER_NAMES: [&str; 20] = [
+pub const PARAMETER_NAMES: [&str; 19] = [
     "robot_description_path",
     "config_file",
     "rate_hz",
@@ -201,7 +197,6 @@ pub const PARAMETER_NAMES: [&str; 20] = [
     "diagnostics_rate_hz",
     "warn_throttle_s",
     "use_sim_time",
-    "sim_time_solve_budget_s",
 ];
 
 fn describe(v: &ParameterValue) -> String {
@@ -372,7 +367,6 @@ impl NodeParams {
                     p.warn_throttle_s = t;
                 }
                 "use_sim_time" => p.use_sim_time = s.bool()?,
-                "sim_time_solve_budget_s" => p.sim_time_solve_budget_s = s.positive(s.double()?)?,
                 name if name.starts_with("qos_overrides.") => {
                     warnings.push(format!(
                         "{}: '{name}' ignored (QoS overrides are not supported)",
@@ -510,10 +504,6 @@ impl NodeParams {
             ("start_enabled", V::Boolean(self.start_enabled)),
             ("diagnostics_rate_hz", V::Double(self.diagnostics_rate_hz)),
             ("warn_throttle_s", V::Double(self.warn_throttle_s)),
-            (
-                "sim_time_solve_budget_s",
-                V::Double(self.sim_time_solve_budget_s),
-            ),
         ]
     }
 }
@@ -537,7 +527,7 @@ mod tests {
         assert_eq!(p.rate_hz, 50.0);
         assert_eq!(p.service_mapping, ServiceConvention::FastRtps);
         let d = p.declarations();
-        assert_eq!(d.len(), 19);
+        assert_eq!(d.len(), 18);
         for (name, _) in &d {
             assert!(PARAMETER_NAMES.contains(name), "{name}");
         }
@@ -545,24 +535,18 @@ mod tests {
     }
 
     #[test]
-    fn sim_time_needs_an_external_simulator_and_a_positive_budget() {
+    fn sim_time_needs_an_external_simulator() {
         use ParameterValue as V;
         let (p, _) = NodeParams::from_overrides(&[
             cli("joint_names", V::StringArray(vec!["hip".into()])),
             cli("use_sim_time", V::Boolean(true)),
-            cli("sim_time_solve_budget_s", V::Double(2.5)),
         ])
         .unwrap();
         assert!(p.use_sim_time);
-        assert_eq!(p.sim_time_solve_budget_s, 2.5);
         assert!(p.validate().is_ok());
         let with_sim = NodeParams { sim: true, ..p };
         let e = with_sim.validate().unwrap_err().to_string();
         assert!(e.contains("use_sim_time"), "{e}");
-        let e = NodeParams::from_overrides(&[cli("sim_time_solve_budget_s", V::Double(0.0))])
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("sim_time_solve_budget_s"), "{e}");
     }
 
     #[test]
