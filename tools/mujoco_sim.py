@@ -271,7 +271,14 @@ def build_mjcf(setup):
     info = {"contacts": [], "point_radius": point_r, "notes": []}
     m = ET.Element("mujoco", model=urdf["name"] or "robot")
     ET.SubElement(m, "compiler", angle="radian", autolimits="true", inertiafromgeom="false")
-    ET.SubElement(m, "option", timestep="0.001", gravity=_v(setup["gravity"]), integrator="implicitfast")
+    opt = {"timestep": "0.001", "gravity": _v(setup["gravity"]), "integrator": "implicitfast"}
+    # MuJoCo's friction is soft: a loaded contact creeps under a steady tangential force. A
+    # scenario can stiffen it (`friction_cone: elliptic`, `impratio` > 1, MuJoCo's own options).
+    if sc.get("friction_cone"):
+        opt["cone"] = str(sc["friction_cone"])
+    if sc.get("impratio"):
+        opt["impratio"] = str(float(sc["impratio"]))
+    ET.SubElement(m, "option", **opt)
     vis = ET.SubElement(m, "visual")
     ET.SubElement(vis, "global", offwidth="640", offheight="480")
     asset = ET.SubElement(m, "asset")
