@@ -8,7 +8,7 @@ use std::process::Command;
 use fesdj_mpc::config::{ModelSource, Problem};
 use fesdj_mpc::fesdj::{transcribe, FrictionModel};
 
-const SHIPPED: [&str; 10] = [
+const SHIPPED: [&str; 11] = [
     "bouncing_ball_1d.yaml",
     "bouncing_ball_2d.yaml",
     "bouncing_ball_3d.yaml",
@@ -19,6 +19,7 @@ const SHIPPED: [&str; 10] = [
     "hopper_mpc.yaml",
     "sliding_block_mpc.yaml",
     "pusher_mpc.yaml",
+    "quadruped_mpc.yaml",
 ];
 
 fn path(name: &str) -> PathBuf {

@@ -566,8 +566,9 @@ fn quadruped_bridge_publishes_joints_and_odom() {
     let samples = l["samples"].as_array().unwrap();
     assert_eq!(samples.len(), 750);
     let base0 = vecf(&samples[0]["base"]);
-    // scenario initial: x = y = 0, z = 0.2786, zero angles: the identity quaternion, at rest
-    let want = [0.0, 0.0, 0.2786, 0.0, 0.0, 0.0, 1.0];
+    // the initial state of config/quadruped_mpc.yaml: x = y = 0, z = 0.27869, zero angles (the
+    // identity quaternion), at rest
+    let want = [0.0, 0.0, 0.27869, 0.0, 0.0, 0.0, 1.0];
     for k in 0..7 {
         assert!((base0[k] - want[k]).abs() < 1e-12, "base {base0:?}");
     }
@@ -577,7 +578,7 @@ fn quadruped_bridge_publishes_joints_and_odom() {
     for (k, x) in q0.iter().enumerate() {
         assert!((x - crouch[k % 3]).abs() < 1e-12, "{q0:?}");
     }
-    // The feet start on the ground (the crouch puts them 0.2786 m below the hips).
+    // The feet start on the ground (the crouch puts them 0.4 cos 0.8 = 0.27868 m below the hips).
     for c in ["FL_foot", "FR_foot", "HL_foot", "HR_foot"] {
         let z = samples[0]["contact_point"][c][2].as_f64().unwrap();
         assert!(z.abs() < 2e-4, "{c} at {z}");
