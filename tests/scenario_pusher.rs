@@ -11,9 +11,7 @@
 mod mujoco_common;
 mod scenario_common;
 use mujoco_common::{require_python_modules, root, serial, tmp_dir};
-use scenario_common::{
-    interrupt, numbers, read_log, spawn_bridge, spawn_bridge_clocked, spawn_node, wait,
-};
+use scenario_common::{numbers, run_scenario};
 
 #[path = "ros_common/netns.rs"]
 mod netns;
@@ -33,13 +31,9 @@ fn node_pushes_the_mujoco_box_to_its_target() {
     }
     require_python_modules();
     let dir = tmp_dir("pusher_mpc");
-    let log = dir.join("mujoco.json");
-    let mut bridge = spawn_bridge("pusher", None, DURATION_S, &log);
-    let mut node = spawn_node(&root().join("config/pusher_mpc.yaml"), &dir, &[]);
-    let (code, bridge_err) = wait(&mut bridge, Duration::from_secs(120));
-    assert_eq!(code, Some(0), "the bridge ends by itself: {bridge_err}");
-    let node_err = interrupt(&mut node);
-    let doc = read_log(&log);
+    let config = root().join("config/pusher_mpc.yaml");
+    let limit = Duration::from_secs(120);
+    let (doc, node_err) = run_scenario("pusher", &config, DURATION_S, None, &[], &dir, limit);
     check_push(&doc, &node_err);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -57,17 +51,9 @@ fn node_pushes_the_box_in_lockstep_on_the_simulated_clock() {
     }
     require_python_modules();
     let dir = tmp_dir("pusher_lockstep");
-    let log = dir.join("mujoco.json");
-    let mut bridge = spawn_bridge_clocked("pusher", None, DURATION_S, &log, Some(0.02));
-    let mut node = spawn_node(
-        &root().join("config/pusher_mpc.yaml"),
-        &dir,
-        &["use_sim_time:=true"],
-    );
-    let (code, bridge_err) = wait(&mut bridge, Duration::from_secs(120));
-    assert_eq!(code, Some(0), "the bridge ends by itself: {bridge_err}");
-    let node_err = interrupt(&mut node);
-    let doc = read_log(&log);
+    let config = root().join("config/pusher_mpc.yaml");
+    let limit = Duration::from_secs(120);
+    let (doc, node_err) = run_scenario("pusher", &config, DURATION_S, Some(0.02), &[], &dir, limit);
     let summary = &doc["summary"];
     assert_eq!(summary["lockstep_timeouts"].as_u64(), Some(0), "{summary}");
     let n_sync = (DURATION_S / 0.02).round() as u64;

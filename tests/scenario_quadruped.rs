@@ -16,7 +16,7 @@
 mod mujoco_common;
 mod scenario_common;
 use mujoco_common::{require_python_modules, root, serial, tmp_dir};
-use scenario_common::{interrupt, numbers, read_log, spawn_bridge_clocked, spawn_node, wait};
+use scenario_common::{numbers, run_scenario};
 
 #[path = "ros_common/netns.rs"]
 mod netns;
@@ -36,17 +36,18 @@ fn node_stands_the_mujoco_quadruped_up_on_the_simulated_clock() {
     }
     require_python_modules();
     let dir = tmp_dir("quadruped_stand");
-    let log = dir.join("mujoco.json");
-    let mut bridge = spawn_bridge_clocked("quadruped", None, DURATION_S, &log, Some(0.01));
-    let mut node = spawn_node(
-        &root().join("config/quadruped_mpc.yaml"),
+    let config = root().join("config/quadruped_mpc.yaml");
+    let params = ["floating_base:=true"];
+    let limit = Duration::from_secs(900);
+    let (doc, node_err) = run_scenario(
+        "quadruped",
+        &config,
+        DURATION_S,
+        Some(0.01),
+        &params,
         &dir,
-        &["floating_base:=true", "use_sim_time:=true"],
+        limit,
     );
-    let (code, bridge_err) = wait(&mut bridge, Duration::from_secs(900));
-    assert_eq!(code, Some(0), "the bridge ends by itself: {bridge_err}");
-    let node_err = interrupt(&mut node);
-    let doc = read_log(&log);
     let summary = &doc["summary"];
     eprintln!("bridge summary: {summary}");
     assert_eq!(summary["lockstep_timeouts"].as_u64(), Some(0), "{summary}");

@@ -368,16 +368,21 @@ impl NodeRuntime {
                     next_command = Some(next);
                 }
             }
-            if now >= next_diag {
-                self.publish_diagnostics(now);
-                next_diag += diag_period;
-                if next_diag <= now {
-                    next_diag = now + diag_period;
-                }
-            }
+            self.diagnostics_due(now, &mut next_diag, diag_period);
         }
         self.log_summary();
         Ok(())
+    }
+
+    /// Publishes `/diagnostics` when `next` has come, and schedules the next one.
+    fn diagnostics_due(&mut self, now: Instant, next: &mut Instant, period: StdDuration) {
+        if now >= *next {
+            self.publish_diagnostics(now);
+            *next += period;
+            if *next <= now {
+                *next = now + period;
+            }
+        }
     }
 
     fn log_summary(&self) {
@@ -472,13 +477,7 @@ impl NodeRuntime {
                 }
             }
             let now = Instant::now();
-            if now >= next_diag {
-                self.publish_diagnostics(now);
-                next_diag += diag_period;
-                if next_diag <= now {
-                    next_diag = now + diag_period;
-                }
-            }
+            self.diagnostics_due(now, &mut next_diag, diag_period);
         }
         self.log_summary();
         Ok(())

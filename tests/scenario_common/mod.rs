@@ -96,3 +96,30 @@ pub fn interrupt(node: &mut Killer) -> String {
 pub fn read_log(path: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(path).expect("bridge log")).expect("bridge log is JSON")
 }
+
+/// Node and bridge on scenario `name` (`config` is the node's problem file) for `seconds` of
+/// simulated time, in lockstep when `lockstep` is given (then the node gets `use_sim_time`);
+/// `node_params` are extra `-p` parameters. Waits up to `limit` for the bridge, interrupts the
+/// node (asserting exit code 0) and returns the bridge's log and the node's stderr. Files go
+/// to `dir`.
+pub fn run_scenario(
+    name: &str,
+    config: &Path,
+    seconds: f64,
+    lockstep: Option<f64>,
+    node_params: &[&str],
+    dir: &Path,
+    limit: Duration,
+) -> (Value, String) {
+    let log = dir.join("mujoco.json");
+    let mut bridge = spawn_bridge_clocked(name, None, seconds, &log, lockstep);
+    let mut params = node_params.to_vec();
+    if lockstep.is_some() {
+        params.push("use_sim_time:=true");
+    }
+    let mut node = spawn_node(config, dir, &params);
+    let (code, bridge_err) = wait(&mut bridge, limit);
+    assert_eq!(code, Some(0), "the bridge ends by itself: {bridge_err}");
+    let node_err = interrupt(&mut node);
+    (read_log(&log), node_err)
+}
