@@ -136,6 +136,9 @@ pub struct MpcProvider {
     t: f64,
     deadline_s: f64,
     t_origin: Option<Time>,
+    /// The controller's time at `t_origin` (after a reset: where the last run left off, so
+    /// that the controller's time never goes back when the stamps start over).
+    t_base: f64,
     have_state: bool,
     enabled: bool,
     /// `floating_base`: the coordinates of `ZYX_BASE` (set from odom).
@@ -185,7 +188,7 @@ impl MpcProvider {
 
     fn seconds(&mut self, stamp: Time) -> f64 {
         let origin = *self.t_origin.get_or_insert(stamp);
-        (stamp.to_nanos() - origin.to_nanos()) as f64 * 1e-9
+        self.t_base + (stamp.to_nanos() - origin.to_nanos()) as f64 * 1e-9
     }
 }
 
@@ -349,6 +352,11 @@ impl PlanProvider for MpcProvider {
 
     fn reset(&mut self) -> Result<(), ProviderError> {
         self.controller.reset();
+        // Times count on from the next state's stamp (after a simulator restart the stamps
+        // start over; the controller's time continues from where it was).
+        self.t_base = self.t;
+        self.t_origin = None;
+        self.have_state = false;
         Ok(())
     }
 
@@ -574,6 +582,7 @@ pub fn setup(
         t: 0.0,
         deadline_s: setup.deadline_s,
         t_origin: None,
+        t_base: 0.0,
         have_state: false,
         enabled: p.start_enabled,
         base_coord,

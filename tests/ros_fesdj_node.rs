@@ -10,6 +10,9 @@
 //! (b) with `sim: false` the peer publishes joint_states: plans come back, each planned from a
 //!     good message (its stamp), and NaN / infinite / short / unknown-joint messages yield no
 //!     plan; SIGTERM ends it with exit code 0.
+//! (c) with `use_sim_time: true` the peer is a simulator in lockstep: the node answers every
+//!     step of the peer's `/clock` with one command, stamps its plans with the simulated time,
+//!     and after the peer's clock goes back to 0 (a simulator restart) answers again.
 
 mod hopper_common;
 use hopper_common::{flight_phases, foot_height};
@@ -323,4 +326,76 @@ fn external_joint_states_plan_and_bad_input_yields_no_plan() {
         bad <= 2 && good > bad,
         "arrivals in bad phases: {per_phase:?}"
     );
+}
+
+/// (c): the node on the peer's clock. The peer runs the simulated time twice from 0 (40 steps,
+/// then 20 after a "restart") in steps of one control period, publishing a state and `/clock`
+/// at each and waiting for the node's command before the next.
+#[test]
+fn node_on_the_simulated_clock_answers_each_step_and_survives_a_restart() {
+    if !common::netns::enter("node_on_the_simulated_clock_answers_each_step_and_survives_a_restart")
+    {
+        return;
+    }
+    let config = root().join("config/sliding_block_mpc.yaml");
+    let cfg = format!("config_file:={}", config.display());
+    let node = spawn_node(&[
+        "--ros-args",
+        "-p",
+        &cfg,
+        "-p",
+        "sim:=false",
+        "-p",
+        "start_enabled:=true",
+        "-p",
+        "use_sim_time:=true",
+    ]);
+    let step = 1.0 / RATE_HZ;
+    let report = peer_report(spawn_peer(&[
+        "--mode",
+        "clock",
+        "--syncs",
+        "40,20",
+        "--sync",
+        &step.to_string(),
+        "--q0",
+        "0.1,0",
+    ]));
+    let (code, err) = stop(node, "-INT");
+    assert_eq!(code, Some(0), "SIGINT ends the node with 0: {err}");
+    let syncs = report["syncs"].as_array().unwrap();
+    assert_eq!(syncs.len(), 60);
+    let unanswered: Vec<&Value> = syncs.iter().filter(|s| s["answered"] != true).collect();
+    eprintln!(
+        "{} of 60 steps unanswered: {unanswered:?}; longest wait {:?} s",
+        unanswered.len(),
+        syncs
+            .iter()
+            .filter_map(|s| s["wait"].as_f64())
+            .fold(0.0, f64::max)
+    );
+    // Every step is answered, also right after the restart.
+    assert!(unanswered.is_empty(), "{unanswered:?}");
+    // Plans carry the simulated stamps of the states they were planned from, in both runs.
+    let trajectories = report["trajectories"].as_array().unwrap();
+    let per_run = |r: u64| {
+        trajectories
+            .iter()
+            .filter(|t| t["run"].as_u64() == Some(r))
+            .count()
+    };
+    eprintln!(
+        "{} plans: {} in run 0, {} in run 1",
+        trajectories.len(),
+        per_run(0),
+        per_run(1)
+    );
+    assert!(
+        trajectories.iter().all(|t| !t["run"].is_null()),
+        "a plan stamped with a time the peer never published: {trajectories:?}"
+    );
+    // A plan at every step: the restart's first state is judged by the new clock, not by the
+    // old run's stamps.
+    assert!(per_run(0) >= 38 && per_run(1) >= 18, "{trajectories:?}");
+    assert!(err.contains("/clock went backwards"), "{err}");
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Cyclone DDS peer for the `fesdj_node` binary (tests/ros_fesdj_node.rs).
 
-Usage: python3 tools/dds_node_peer.py --mode {listen,publish} [--node /fesdj_mpc]
+Usage: python3 tools/dds_node_peer.py --mode {listen,publish,clock} [--node /fesdj_mpc]
            [--duration 8] [--joints x,y] [--rate 200] [--phases good:4,nan:1.5,...] [--q0 0.1,0]
 
 listen:  subscribe joint_states, ~/planned_trajectory and ~/effort_command for --duration s
@@ -11,6 +11,12 @@ publish: publish joint_states at --rate Hz through the phases `name:seconds` in 
          position), inf (an infinite velocity), short (one position missing), unknown (a joint
          name the node does not know instead of one it needs); record the stamps of the good
          messages and the phase of every received message.
+clock:   a simulator in lockstep with a `use_sim_time` node: for each count in --syncs (e.g.
+         40,20) the simulated time starts at 0 (so the second run is a simulator restart, the
+         clock going back) and advances by --sync seconds per step; at each step publish a
+         good joint_states stamped with the simulated time, then /clock (rosgraph_msgs/Clock),
+         and wait (wall time, up to --wait s; --first-wait for the very first) for an effort
+         command. Prints {syncs: [{run, t, answered, wait}], trajectories: [{stamp, run}]}.
 
 Prints one JSON object on stdout: joint_states [{t, name, position, velocity}], trajectories
 [{t, stamp, joint_names, points: [{positions, velocities, effort, time_from_start}],
@@ -35,6 +41,7 @@ from dds_peer import (  # noqa: E402  (the message types and QoS of the interop 
     now_stamp,
     qos,
 )
+from ros_idl import Clock, stamp_of  # noqa: E402
 from cyclonedds.domain import DomainParticipant  # noqa: E402
 from cyclonedds.pub import DataWriter  # noqa: E402
 from cyclonedds.sub import DataReader  # noqa: E402
@@ -54,7 +61,11 @@ def finite(xs):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--mode", choices=["listen", "publish"], required=True)
+    ap.add_argument("--mode", choices=["listen", "publish", "clock"], required=True)
+    ap.add_argument("--syncs", default="40,20")
+    ap.add_argument("--sync", type=float, default=0.1)
+    ap.add_argument("--wait", type=float, default=5.0)
+    ap.add_argument("--first-wait", type=float, default=60.0)
     ap.add_argument("--node", default="/fesdj_mpc")
     ap.add_argument("--duration", type=float, default=8.0)
     ap.add_argument("--joints", default="x,y")
@@ -71,7 +82,10 @@ def main():
     traj = DataReader(dp, Topic(dp, f"rt{node}/planned_trajectory", JointTrajectory, qos=q), qos=q)
     effort = DataReader(dp, Topic(dp, f"rt{node}/effort_command", Float64MultiArray, qos=q), qos=q)
     js_reader = DataReader(dp, js_topic, qos=q) if a.mode == "listen" else None
-    js_writer = DataWriter(dp, js_topic, qos=q) if a.mode == "publish" else None
+    js_writer = DataWriter(dp, js_topic, qos=q) if a.mode in ("publish", "clock") else None
+    if a.mode == "clock":
+        clock = DataWriter(dp, Topic(dp, "rt/clock", Clock, qos=q), qos=q)
+        return lockstep(a, js_writer, clock, traj, effort)
 
     joints = a.joints.split(",")
     q0 = [float(x) for x in a.q0.split(",")]
@@ -158,6 +172,51 @@ def main():
             out["efforts"].append({"t": t, "data": list(m.data), "phase": phase_at(t)})
         time.sleep(0.0005)
     json.dump(out, sys.stdout, allow_nan=True)
+    print()
+    return 0
+
+
+def lockstep(a, js_writer, clock, traj, effort):
+    joints = a.joints.split(",")
+    q0 = [float(x) for x in a.q0.split(",")]
+    out = {"syncs": [], "trajectories": []}
+    run_of_stamp = {}
+    answered_total = 0
+
+    def drain():
+        nonlocal answered_total
+        for m in valid(traj.take(N=100)):
+            st = (m.header.stamp.sec, m.header.stamp.nanosec)
+            out["trajectories"].append({"stamp": st[0] + 1e-9 * st[1], "run": run_of_stamp.get(st)})
+        n = len(valid(effort.take(N=100)))
+        answered_total += n
+        return n
+
+    for run, count in enumerate(int(c) for c in a.syncs.split(",")):
+        for k in range(count):
+            t = k * a.sync
+            stamp = stamp_of(t)
+            run_of_stamp[(stamp.sec, stamp.nanosec)] = run
+            before = answered_total
+            limit = a.first_wait if answered_total == 0 else a.wait
+            t0 = time.monotonic()
+            last_pub = None
+            while time.monotonic() - t0 < limit:
+                now = time.monotonic()
+                # Publish again every 0.5 s until the node answers (it may still be starting).
+                if last_pub is None or now - last_pub > 0.5:
+                    js_writer.write(JointState(header=Header(stamp=stamp, frame_id=""), name=list(joints),
+                                               position=list(q0), velocity=[0.0] * len(joints), effort=[]))
+                    clock.write(Clock(clock=stamp))
+                    last_pub = now
+                drain()
+                if answered_total > before:
+                    break
+                time.sleep(0.0005)
+            out["syncs"].append({"run": run, "t": t, "answered": answered_total > before,
+                                 "wait": round(time.monotonic() - t0, 4)})
+    drain()
+    json.dump(out, sys.stdout)
     print()
     return 0
 

@@ -77,6 +77,8 @@ pub struct NodeRuntime {
     /// `use_sim_time`: `/clock` (rosgraph_msgs/Clock) and the last time it gave.
     clock_sub: Option<Subscription<Clock>>,
     sim_now: Option<Time>,
+    /// `/clock` went back since the loop last looked (a simulator restart).
+    clock_went_back: bool,
     trajectory_pub: Publisher<Arc<JointTrajectory>>,
     effort_pub: Publisher<Arc<Float64MultiArray>>,
     diagnostics_pub: Publisher<Arc<DiagnosticArray>>,
@@ -268,6 +270,7 @@ impl NodeRuntime {
             odom_sub,
             clock_sub,
             sim_now: None,
+            clock_went_back: false,
             trajectory_pub,
             effort_pub,
             diagnostics_pub,
@@ -433,7 +436,6 @@ impl NodeRuntime {
         let mut next_diag = Instant::now() + diag_period;
         let mut next_tick: Option<i64> = None;
         let mut next_command: Option<i64> = None;
-        let mut last = i64::MIN;
         while !stop.load(Ordering::Relaxed) {
             match self
                 .poll
@@ -446,18 +448,19 @@ impl NodeRuntime {
             self.drain_inputs();
             self.serve(provider);
             if let Some(t) = self.sim_now.map(Time::to_nanos) {
-                if t < last {
-                    // The simulator restarted (its clock went back): the schedule and the
-                    // stamp history start again.
+                if std::mem::take(&mut self.clock_went_back) {
+                    // The simulator restarted: the schedule and the provider start again, as
+                    // on `~/reset` (the stamp history was dropped when the clock was read).
                     self.log(
                         LogLevel::Warn,
                         "/clock went backwards: the schedule starts again",
                     );
-                    self.validator.reset();
+                    if let Err(e) = provider.reset() {
+                        self.log(LogLevel::Warn, &format!("provider reset failed: {e}"));
+                    }
                     next_tick = None;
                     next_command = None;
                 }
-                last = t;
                 let due = *next_tick.get_or_insert(t);
                 if t >= due {
                     self.tick(provider, Instant::now() + self.period);
@@ -492,6 +495,12 @@ impl NodeRuntime {
                 .and_then(|sub| self.next_sample(sub, "/clock"));
             let Some(msg) = next else { break };
             if msg.clock.is_normalized() {
+                if self.sim_now.is_some_and(|t| msg.clock < t) {
+                    // A simulator restart: its new states must not be judged by the old
+                    // stamp history (the rest of the restart is in `run_sim_time`).
+                    self.validator.reset();
+                    self.clock_went_back = true;
+                }
                 self.sim_now = Some(msg.clock);
             }
         }
