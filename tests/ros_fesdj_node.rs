@@ -47,6 +47,24 @@ fn spawn_node(args: &[&str]) -> Child {
         .expect("fesdj_node starts")
 }
 
+/// The node on `config/sliding_block_mpc.yaml` with `sim: false` (states from the peer),
+/// enabled, plus the `-p` parameter `extra`.
+fn spawn_external_block_node(extra: &str) -> Child {
+    let config = root().join("config/sliding_block_mpc.yaml");
+    let cfg = format!("config_file:={}", config.display());
+    spawn_node(&[
+        "--ros-args",
+        "-p",
+        &cfg,
+        "-p",
+        "sim:=false",
+        "-p",
+        "start_enabled:=true",
+        "-p",
+        extra,
+    ])
+}
+
 fn check_python() {
     let check = Command::new(python())
         .args(["-c", "import cyclonedds"])
@@ -251,19 +269,7 @@ fn external_joint_states_plan_and_bad_input_yields_no_plan() {
     if !common::netns::enter("external_joint_states_plan_and_bad_input_yields_no_plan") {
         return;
     }
-    let config = root().join("config/sliding_block_mpc.yaml");
-    let cfg = format!("config_file:={}", config.display());
-    let node = spawn_node(&[
-        "--ros-args",
-        "-p",
-        &cfg,
-        "-p",
-        "sim:=false",
-        "-p",
-        "start_enabled:=true",
-        "-p",
-        "stale_state_timeout:=0.5",
-    ]);
+    let node = spawn_external_block_node("stale_state_timeout:=0.5");
     let report = peer_report(spawn_peer(&[
         "--mode",
         "publish",
@@ -330,26 +336,18 @@ fn external_joint_states_plan_and_bad_input_yields_no_plan() {
 
 /// (c): the node on the peer's clock. The peer runs the simulated time twice from 0 (40 steps,
 /// then 20 after a "restart") in steps of one control period, publishing a state and `/clock`
-/// at each and waiting for the node's command before the next.
+/// at each and waiting for the node's command before the next. For its first 3 s the peer
+/// publishes the clock alone: the node's first tick finds no state, and must answer once the
+/// state comes (the clock does not move on until it does). The commands of the peer's first
+/// 3.3 s are dropped as if lost on the way: the node, its clock standing still, sends the
+/// command again.
 #[test]
 fn node_on_the_simulated_clock_answers_each_step_and_survives_a_restart() {
     if !common::netns::enter("node_on_the_simulated_clock_answers_each_step_and_survives_a_restart")
     {
         return;
     }
-    let config = root().join("config/sliding_block_mpc.yaml");
-    let cfg = format!("config_file:={}", config.display());
-    let node = spawn_node(&[
-        "--ros-args",
-        "-p",
-        &cfg,
-        "-p",
-        "sim:=false",
-        "-p",
-        "start_enabled:=true",
-        "-p",
-        "use_sim_time:=true",
-    ]);
+    let node = spawn_external_block_node("use_sim_time:=true");
     let step = 1.0 / RATE_HZ;
     let report = peer_report(spawn_peer(&[
         "--mode",
@@ -360,9 +358,18 @@ fn node_on_the_simulated_clock_answers_each_step_and_survives_a_restart() {
         &step.to_string(),
         "--q0",
         "0.1,0",
+        "--clock-lead",
+        "3",
+        "--ignore-until",
+        "3.3",
     ]));
     let (code, err) = stop(node, "-INT");
     assert_eq!(code, Some(0), "SIGINT ends the node with 0: {err}");
+    assert!(report["dropped"].as_u64() >= Some(1), "{report}");
+    assert!(
+        err.contains("sent again while the clock stood still"),
+        "{err}"
+    );
     let syncs = report["syncs"].as_array().unwrap();
     assert_eq!(syncs.len(), 60);
     let unanswered: Vec<&Value> = syncs.iter().filter(|s| s["answered"] != true).collect();

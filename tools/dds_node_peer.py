@@ -16,7 +16,11 @@ clock:   a simulator in lockstep with a `use_sim_time` node: for each count in -
          clock going back) and advances by --sync seconds per step; at each step publish a
          good joint_states stamped with the simulated time, then /clock (rosgraph_msgs/Clock),
          and wait (wall time, up to --wait s; --first-wait for the very first) for an effort
-         command. Prints {syncs: [{run, t, answered, wait}], trajectories: [{stamp, run}]}.
+         command. With --clock-lead L the first step publishes only /clock for L seconds before
+         the state (a node that sees the time before any state must still answer it); with
+         --ignore-until S the commands of the first S seconds are dropped as if lost (the node
+         must send again while the clock stands still).
+         Prints {syncs: [{run, t, answered, wait}], trajectories: [{stamp, run}]}.
 
 Prints one JSON object on stdout: joint_states [{t, name, position, velocity}], trajectories
 [{t, stamp, joint_names, points: [{positions, velocities, effort, time_from_start}],
@@ -66,6 +70,8 @@ def main():
     ap.add_argument("--sync", type=float, default=0.1)
     ap.add_argument("--wait", type=float, default=5.0)
     ap.add_argument("--first-wait", type=float, default=60.0)
+    ap.add_argument("--clock-lead", type=float, default=0.0)
+    ap.add_argument("--ignore-until", type=float, default=0.0)
     ap.add_argument("--node", default="/fesdj_mpc")
     ap.add_argument("--duration", type=float, default=8.0)
     ap.add_argument("--joints", default="x,y")
@@ -182,6 +188,8 @@ def lockstep(a, js_writer, clock, traj, effort):
     out = {"syncs": [], "trajectories": []}
     run_of_stamp = {}
     answered_total = 0
+    start = time.monotonic()
+    out["dropped"] = 0
 
     def drain():
         nonlocal answered_total
@@ -189,6 +197,9 @@ def lockstep(a, js_writer, clock, traj, effort):
             st = (m.header.stamp.sec, m.header.stamp.nanosec)
             out["trajectories"].append({"stamp": st[0] + 1e-9 * st[1], "run": run_of_stamp.get(st)})
         n = len(valid(effort.take(N=100)))
+        if time.monotonic() - start < a.ignore_until:
+            out["dropped"] += n
+            return 0
         answered_total += n
         return n
 
@@ -204,9 +215,11 @@ def lockstep(a, js_writer, clock, traj, effort):
             while time.monotonic() - t0 < limit:
                 now = time.monotonic()
                 # Publish again every 0.5 s until the node answers (it may still be starting).
-                if last_pub is None or now - last_pub > 0.5:
-                    js_writer.write(JointState(header=Header(stamp=stamp, frame_id=""), name=list(joints),
-                                               position=list(q0), velocity=[0.0] * len(joints), effort=[]))
+                if last_pub is None or now - last_pub > 0.2:
+                    lead = run == 0 and k == 0 and now - t0 < a.clock_lead
+                    if not lead:
+                        js_writer.write(JointState(header=Header(stamp=stamp, frame_id=""), name=list(joints),
+                                                   position=list(q0), velocity=[0.0] * len(joints), effort=[]))
                     clock.write(Clock(clock=stamp))
                     last_pub = now
                 drain()

@@ -63,6 +63,8 @@ const PLAN: Token = Token(2);
 const RESET: Token = Token(3);
 const ENABLE: Token = Token(4);
 const CLOCK: Token = Token(5);
+/// `use_sim_time`: the last command is sent again when the clock has not moved for this long.
+const RESEND: StdDuration = StdDuration::from_millis(500);
 /// Upper bound of messages taken from one reader per wake-up (keeps the loop responsive).
 const MAX_DRAIN: usize = 256;
 
@@ -377,6 +379,12 @@ impl NodeRuntime {
         Ok(())
     }
 
+    /// Effort commands published so far (plans, fallback and tracking commands).
+    fn commands_sent(&self) -> u64 {
+        let d = &self.diag;
+        d.plans_published + d.fallback_commands + d.tracking_commands
+    }
+
     /// Publishes `/diagnostics` when `next` has come, and schedules the next one.
     fn diagnostics_due(&mut self, now: Instant, next: &mut Instant, period: StdDuration) {
         if now >= *next {
@@ -436,6 +444,9 @@ impl NodeRuntime {
         let mut next_diag = Instant::now() + diag_period;
         let mut next_tick: Option<i64> = None;
         let mut next_command: Option<i64> = None;
+        // The simulated time of the last command and when (wall) it was last sent.
+        let mut last_sent: Option<(i64, Instant)> = None;
+        let mut resends = 0_u64;
         while !stop.load(Ordering::Relaxed) {
             match self
                 .poll
@@ -462,25 +473,61 @@ impl NodeRuntime {
                     next_command = None;
                 }
                 let due = *next_tick.get_or_insert(t);
-                if t >= due {
+                let mut tick_now = t >= due;
+                let sent_before = self.commands_sent();
+                if !tick_now {
+                    if let (Some(at), Some(c)) = (next_command, command) {
+                        if t >= at {
+                            let sent = self.commands_sent();
+                            self.command_tick(provider);
+                            if self.commands_sent() == sent {
+                                // Nothing to track yet: a simulator in lockstep waits for a
+                                // command at this time, so plan now instead.
+                                tick_now = true;
+                            } else {
+                                next_command = Some(if at + c <= t { t + c } else { at + c });
+                            }
+                        }
+                    }
+                }
+                if tick_now {
+                    let sent = self.commands_sent();
                     self.tick(provider, Instant::now() + self.period);
-                    let mut next = due + period;
-                    if next <= t {
-                        self.diag.tick_overruns += 1;
-                        next = t + period;
+                    if self.commands_sent() != sent || !self.enabled {
+                        let mut next = due + period;
+                        if next <= t {
+                            self.diag.tick_overruns += 1;
+                            next = t + period;
+                        }
+                        next_tick = Some(next);
+                        next_command = command.map(|c| t + c);
                     }
-                    next_tick = Some(next);
-                    next_command = command.map(|c| t + c);
-                } else if let (Some(at), Some(c)) = (next_command, command) {
-                    if t >= at {
-                        self.command_tick(provider);
-                        let next = if at + c <= t { t + c } else { at + c };
-                        next_command = Some(next);
+                    // Else no command went out (no valid state yet, e.g. the clock arrived
+                    // before the first joint_states): the tick is tried again at the next
+                    // wake-up, since a simulator in lockstep holds its clock until a command
+                    // for this time arrives.
+                }
+                let now = Instant::now();
+                match last_sent {
+                    _ if self.commands_sent() != sent_before => last_sent = Some((t, now)),
+                    // The clock has not moved for RESEND since the command for this time:
+                    // send it again. A simulator in lockstep may have missed it (a sample
+                    // lost before its reader matched our writer) and would wait for ever;
+                    // anything else gets the same effort twice.
+                    Some((at, when)) if at == t && self.enabled && now - when >= RESEND => {
+                        publish(&self.effort_pub, &self.effort_msg, &mut self.diag);
+                        resends += 1;
+                        last_sent = Some((t, now));
                     }
+                    _ => {}
                 }
             }
             let now = Instant::now();
             self.diagnostics_due(now, &mut next_diag, diag_period);
+        }
+        if resends > 0 {
+            let text = format!("{resends} commands sent again while the clock stood still");
+            self.log(LogLevel::Info, &text);
         }
         self.log_summary();
         Ok(())
