@@ -637,7 +637,24 @@ class Bridge:
             self.clock_w.write(I.Clock(clock=stamp))
         return q, v, base
 
-    def _await_command(self, published):
+    def _apply_command(self, now):
+        """Take new commands and apply the latest (zero torque once it is older than
+        --command-timeout, in simulated time under --lockstep); log fresh/stale transitions.
+        Returns the command's age and whether it is stale."""
+        d = self.data
+        self._read_commands(now)
+        clock = d.time if self.a.lockstep else now
+        age = None if self.cmd_time is None else clock - self.cmd_time
+        stale = age is None or age > self.a.command_timeout
+        if stale != self.stale:
+            self.events.append({"t": round(d.time, 6), "event": "command stale" if stale else "command fresh",
+                                "age": age})  # unrounded: compared with the timeout
+            self.stale = stale
+        for i, a in enumerate(self.cmd_act):
+            d.ctrl[a] = 0.0 if stale else self.cmd[i]
+        return age, stale
+
+    def _await_command(self):
         """--lockstep: hold the simulated time at a sync point until a command newer than the
         state just published arrives (the node's answer to it), or --lockstep-timeout of wall
         time passed (--start-timeout for the run's first command, while the node starts up;
@@ -702,16 +719,7 @@ class Bridge:
         max_lag = 0.0
         while not self.stop and (n_steps is None or k < n_steps):
             now = time.monotonic()
-            self._read_commands(now)
-            clock = d.time if self.a.lockstep else now
-            age = None if self.cmd_time is None else clock - self.cmd_time
-            stale = age is None or age > self.a.command_timeout
-            if stale != self.stale:
-                self.events.append({"t": round(d.time, 6), "event": "command stale" if stale else "command fresh",
-                                    "age": age})  # unrounded: compared with the timeout
-                self.stale = stale
-            for i, a in enumerate(self.cmd_act):
-                d.ctrl[a] = 0.0 if stale else self.cmd[i]
+            age, stale = self._apply_command(now)
             if k % every == 0 or (sync and k % sync == 0):
                 q, v, base = self._publish(now)
                 s = {"t": round(d.time, 6), "wall": round(now - t0, 6), "q": q, "v": v,
@@ -731,13 +739,8 @@ class Bridge:
             if sync and k % sync == 0:
                 # The node's command for this state before the time moves on; the control
                 # for the coming steps is the one just received.
-                self._await_command(k)
-                now = time.monotonic()
-                self._read_commands(now)
-                age = None if self.cmd_time is None else d.time - self.cmd_time
-                stale = age is None or age > self.a.command_timeout
-                for i, a in enumerate(self.cmd_act):
-                    d.ctrl[a] = 0.0 if stale else self.cmd[i]
+                self._await_command()
+                self._apply_command(time.monotonic())
             mj.mj_step(m, d)
             k += 1
             if sync:

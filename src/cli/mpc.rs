@@ -67,18 +67,6 @@ pub struct ClosedLoop {
     pub plant: Simulator,
 }
 
-/// The solve options of the simulators [`build`] makes (the plant, its fallback, the
-/// controller's tail simulation): the problem's, always with the exact Hessian. The
-/// Gauss–Newton Hessian (`solver.hessian`) approximates the curvature of a tracking
-/// objective; a simulation step has no such objective, and its Newton steps need the
-/// dynamics' curvature (with it dropped, two_discs and hopper_ocp, offline, stop at
-/// MaxIterations and RestorationFailed).
-fn simulation_options(problem: &Problem) -> crate::fesdj::SolveOptions {
-    let mut s = solve_options(problem);
-    s.solver.hessian = crate::solver::HessianApproximation::Exact;
-    s
-}
-
 /// Build the controller and the plant of a problem file (what `fesdj mpc` and `fesdj_node`
 /// with `sim: true` run).
 pub fn build(problem: Problem) -> Result<ClosedLoop, RunError> {
@@ -102,7 +90,7 @@ pub fn build(problem: Problem) -> Result<ClosedLoop, RunError> {
             ..ocp.options.clone()
         };
         let dt = ocp.options.t_final / ocp.options.n_intervals as f64;
-        let sim = Simulator::new(model, dt, &tail, simulation_options(&problem))?;
+        let sim = Simulator::new(model, dt, &tail, solve_options(&problem))?;
         controller.set_tail_simulator(sim)?;
     }
     let plant_problem = problem.plant_problem()?;
@@ -115,7 +103,7 @@ pub fn build(problem: Problem) -> Result<ClosedLoop, RunError> {
         no_initial_impacts: false,
         ..pp.config.fesdj.clone()
     };
-    let mut plant = Simulator::new(pp.cls_model()?, setup.dt, &options, simulation_options(pp))?;
+    let mut plant = Simulator::new(pp.cls_model()?, setup.dt, &options, solve_options(pp))?;
     // A plant step whose attempts all fail is integrated in PLANT_SUBSTEPS sub-steps of plain
     // time stepping (a failed plant step ends the run, see `run_closed_loop`). Deviation from
     // an all-FESD plant, on purpose: FESD's switch detection is degenerate where a contact
@@ -130,7 +118,7 @@ pub fn build(problem: Problem) -> Result<ClosedLoop, RunError> {
         t_final: fine_dt,
         ..options
     };
-    let fine = Simulator::new(pp.cls_model()?, fine_dt, &stepping, simulation_options(pp))?;
+    let fine = Simulator::new(pp.cls_model()?, fine_dt, &stepping, solve_options(pp))?;
     plant.set_fallback(fine)?;
     // The plant's speeds are bounded by PLANT_SPEED_FACTOR times the OCP's velocity bounds
     // (where it has them): a guard against the spurious fast roots of implicit steps, see

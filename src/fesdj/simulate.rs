@@ -161,8 +161,13 @@ impl Simulator {
         model: ClsModel,
         step_time: f64,
         fesdj: &FesdjOptions,
-        solve: SolveOptions,
+        mut solve: SolveOptions,
     ) -> Result<Simulator, FesdjError> {
+        // Always the exact Hessian: the Gauss–Newton one (`solver.hessian`) approximates the
+        // curvature of a tracking objective, which a simulation step does not have; its Newton
+        // steps need the dynamics' curvature (a quadruped plant step with it ran for over
+        // 20 min; offline two_discs and hopper_ocp stop at MaxIterations / RestorationFailed).
+        solve.solver.hessian = crate::solver::HessianApproximation::Exact;
         if fesdj.n_intervals != 1 {
             return Err(FesdjError::InvalidOption {
                 field: "n_intervals".into(),

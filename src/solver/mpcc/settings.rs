@@ -56,7 +56,8 @@ pub struct MpccSettings {
     pub max_wall_time: f64,
     /// The Hessian of the Lagrangian of the NLPs built from a problem file (`exact`, default,
     /// or `gauss_newton`: the objective's alone, see [`HessianApproximation`]). The homotopy
-    /// itself does not read it; the builder of the NLP does (`FesdjProblem::new`).
+    /// itself does not read it; the builder of the NLP does (`FesdjProblem::new`; a
+    /// `Simulator` always takes the exact one).
     pub hessian: HessianApproximation,
     /// Settings of the interior-point method. A partial `ipm` section (e.g. `{print: true}`)
     /// changes only the keys it names: the others keep *these* defaults (tol 1e-10, mu_min
