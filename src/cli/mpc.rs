@@ -79,6 +79,9 @@ pub fn build(problem: Problem) -> Result<ClosedLoop, RunError> {
     let n_u = problem.symbols().n_u();
     let n_c = problem.contact_names().len();
     let mut controller = Controller::new(fp, n_u, n_c, setup.settings.clone())?;
+    if let Some((r, terminal)) = &ocp.periodic {
+        controller.set_periodic_reference(r.clone(), *terminal)?;
+    }
     let model = problem.cls_model()?;
     if model.n_c() > 0 {
         controller.set_gap_projection(&model, setup.max_penetration)?;

@@ -28,6 +28,7 @@
 //!   tracking: lsq               # lsq (interval ends, references as parameters) | quadrature
 //!   Q: [10, 0.1]                # diagonals (or one number for all); R, Q_T alike
 //!   x_ref: [0.5, 0]             # one state, or waypoints [[..], [..]] (+ x_ref_times)
+//!   x_ref_period: 1.2           # waypoints repeat with this period (MPC: at its own clock)
 //!   u_ref: [], x_ref_T: [..]
 //!   lagrange: "u_1^2"           # extra running cost L(q, v, u); mayer: L_T(q, v)
 //!   bounds: {u: {abs: 30}, q: {lb: [..], ub: [..]}, v: {abs: 5}}

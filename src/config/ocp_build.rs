@@ -6,6 +6,7 @@ use crate::ad::Sx;
 use crate::fesdj::expr::Expr;
 use crate::fesdj::ocp::Constraint;
 use crate::fesdj::{transcribe, Bounds, FesdjOptions, Layout, LsqTracking, Mpcc, Ocp};
+use crate::mpc::PeriodicReference;
 
 use super::error::{invalid, shape, ConfigError};
 use super::problem::{ModelSource, Problem};
@@ -22,6 +23,9 @@ pub struct OcpSetup {
     pub options: FesdjOptions,
     /// `x_ref_k` per interval (LSQ tracking only).
     pub x_ref: Option<Vec<Vec<f64>>>,
+    /// `ocp.x_ref_period`: the periodic reference, and whether it also sets the terminal
+    /// reference (no explicit `x_ref_T`).
+    pub periodic: Option<(PeriodicReference, bool)>,
 }
 
 impl OcpSetup {
@@ -196,6 +200,8 @@ struct Refs {
     last: Vec<f64>,
     /// Given as waypoints (time-varying).
     waypoints: bool,
+    /// `x_ref_period` given.
+    periodic: Option<PeriodicReference>,
 }
 
 /// Quadrature tracking data: weights and constant references.
@@ -217,10 +223,17 @@ fn references(spec: &OcpSpec, n_x: usize, t: f64, n: usize) -> Result<Refs, Conf
                 "given without `x_ref` waypoints",
             ));
         }
+        if spec.x_ref_period.is_some() {
+            return Err(invalid(
+                "ocp.x_ref_period",
+                "given without `x_ref` waypoints",
+            ));
+        }
         return Ok(Refs {
             per: vec![zero.clone(); n],
             last: zero,
             waypoints: false,
+            periodic: None,
         });
     };
     let constant = items.iter().all(|i| matches!(i, Numbers::One(_)));
@@ -233,16 +246,19 @@ fn references(spec: &OcpSpec, n_x: usize, t: f64, n: usize) -> Result<Refs, Conf
             })
             .collect();
         let x = vector(field, &Numbers::List(x), n_x)?;
-        if spec.x_ref_times.is_some() {
-            return Err(invalid(
-                "ocp.x_ref_times",
-                "needs waypoints (a list of states) in `x_ref`",
-            ));
+        for (f, given) in [
+            ("ocp.x_ref_times", spec.x_ref_times.is_some()),
+            ("ocp.x_ref_period", spec.x_ref_period.is_some()),
+        ] {
+            if given {
+                return Err(invalid(f, "needs waypoints (a list of states) in `x_ref`"));
+            }
         }
         return Ok(Refs {
             per: vec![x.clone(); n],
             last: x,
             waypoints: false,
+            periodic: None,
         });
     }
     let mut wps = Vec::new();
@@ -272,11 +288,33 @@ fn references(spec: &OcpSpec, n_x: usize, t: f64, n: usize) -> Result<Refs, Conf
             }
             ts.clone()
         }
+        None if spec.x_ref_period.is_some() => {
+            let p = spec.x_ref_period.unwrap_or(t);
+            (0..wps.len())
+                .map(|i| p * i as f64 / wps.len() as f64)
+                .collect()
+        }
         None if wps.len() == 1 => vec![t],
         None => (0..wps.len())
             .map(|i| t * i as f64 / (wps.len() - 1) as f64)
             .collect(),
     };
+    if let Some(period) = spec.x_ref_period {
+        let r = PeriodicReference::new(period, times, wps).map_err(|e| {
+            let why = match e {
+                crate::mpc::MpcError::BadInput { what, why } => format!("{what}: {why}"),
+                other => other.to_string(),
+            };
+            invalid("ocp.x_ref_period", why)
+        })?;
+        let at = |s: f64| -> Vec<f64> { (0..n_x).map(|i| r.value(s, i)).collect() };
+        return Ok(Refs {
+            per: (0..n).map(|k| at(t * (k + 1) as f64 / n as f64)).collect(),
+            last: at(t),
+            waypoints: true,
+            periodic: Some(r),
+        });
+    }
     let at = |s: f64| -> Vec<f64> {
         let last = wps.len() - 1;
         if s <= times[0] {
@@ -296,6 +334,7 @@ fn references(spec: &OcpSpec, n_x: usize, t: f64, n: usize) -> Result<Refs, Conf
         per,
         last: at(t),
         waypoints: true,
+        periodic: None,
     })
 }
 
@@ -362,7 +401,9 @@ impl Problem {
             per,
             last,
             waypoints,
+            periodic,
         } = references(&spec, n_x, h.t, h.n)?;
+        let periodic = periodic.map(|r| (r, spec.x_ref_terminal.is_none()));
         let u_ref = match &spec.u_ref {
             Some(u) => vector("ocp.u_ref", u, n_u)?,
             None => vec![0.0; n_u],
@@ -470,10 +511,17 @@ impl Problem {
             field: "ocp".into(),
             source,
         })?;
+        if periodic.is_some() && x_ref.is_none() {
+            return Err(invalid(
+                "ocp.x_ref_period",
+                "a periodic reference needs LSQ tracking (`tracking: lsq` and nonzero weights)",
+            ));
+        }
         Ok(OcpSetup {
             ocp,
             options,
             x_ref,
+            periodic,
         })
     }
 

@@ -325,6 +325,11 @@ pub struct OcpSpec {
     /// Times of the waypoints of `x_ref`.
     #[serde(default)]
     pub x_ref_times: Option<Vec<f64>>,
+    /// Repeat the waypoints of `x_ref` with this period (s) **[ours]**: their times lie in
+    /// `[0, period)` (default equally spaced, `period i / n`), after the last one the reference
+    /// goes back linearly to the first, and an MPC tracks it at its own clock (a gait).
+    #[serde(default)]
+    pub x_ref_period: Option<f64>,
     /// Control reference (`n_u`, default 0).
     #[serde(default)]
     pub u_ref: Option<Numbers>,

@@ -8,6 +8,7 @@ use crate::solver::Status;
 use super::error::MpcError;
 use super::plan::{Plan, PlanSource};
 use super::projection::GapProjection;
+use super::reference::PeriodicReference;
 use super::settings::MpcSettings;
 
 /// Counters of a controller's life (for diagnostics).
@@ -86,6 +87,8 @@ pub struct Controller {
     t_aligned: f64,
     /// Elapsed time not yet shifted out of the warm start, in control intervals.
     shift_debt: f64,
+    /// Written into the references before every solve.
+    periodic: Option<PeriodicReference>,
 }
 
 impl std::fmt::Debug for Controller {
@@ -146,8 +149,23 @@ impl Controller {
             interval,
             t_aligned: 0.0,
             shift_debt: 0.0,
+            periodic: None,
             settings,
         })
+    }
+
+    /// Track a periodic reference: before every solve its values at the interval ends after
+    /// the state's time (and with `terminal` at the horizon's end) replace the problem's LSQ
+    /// references (see [`PeriodicReference`]).
+    pub fn set_periodic_reference(
+        &mut self,
+        mut reference: PeriodicReference,
+        terminal: bool,
+    ) -> Result<(), MpcError> {
+        let t_final = self.problem.options().t_final;
+        reference.attach(self.problem.layout(), t_final, terminal)?;
+        self.periodic = Some(reference);
+        Ok(())
     }
 
     /// Plan from the nearest contact-admissible configuration when the measured one
@@ -369,6 +387,9 @@ impl Controller {
             self.counters.projected_states += 1;
         }
         self.problem.set_initial_state(&self.x_plan)?;
+        if let Some(r) = &self.periodic {
+            r.write(self.t_state, self.problem.parameters_mut());
+        }
         let wall = deadline.as_secs_f64();
         if wall != self.wall {
             self.problem.set_max_wall_time(wall)?;

@@ -18,6 +18,7 @@ pub mod error;
 pub mod fallback;
 pub mod plan;
 pub mod projection;
+pub mod reference;
 pub mod settings;
 
 pub use closed_loop::{
@@ -28,4 +29,5 @@ pub use error::MpcError;
 pub use fallback::Fallback;
 pub use plan::{Plan, PlanSource};
 pub use projection::GapProjection;
+pub use reference::PeriodicReference;
 pub use settings::{MpcSettings, Tracking};
