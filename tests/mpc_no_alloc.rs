@@ -1,5 +1,6 @@
 //! A control tick (set_state, solve, control) after warm-up performs no heap allocation: the
-//! controller's plans, the FESD-J problem and the MPCC homotopy reuse buffers sized once.
+//! controller's plans, the FESD-J problem and the MPCC homotopy reuse buffers sized once, and a
+//! periodic reference is written into the parameters in place.
 
 #[path = "alloc_common/mod.rs"]
 mod alloc_common;
@@ -12,6 +13,13 @@ use std::time::Duration;
 #[test]
 fn control_ticks_do_not_allocate() {
     let mut ctrl = common::controller(common::settings());
+    let wave = fesdj_mpc::mpc::PeriodicReference::new(
+        0.8,
+        vec![0.0, 0.4],
+        vec![vec![0.2, 0.0, 0.0, 0.0], vec![0.6, 0.0, 0.0, 0.0]],
+    )
+    .unwrap();
+    ctrl.set_periodic_reference(wave, true).unwrap();
     let mut plant = fesdj_mpc::fesdj::Simulator::new(
         common::block(),
         0.1,

@@ -307,7 +307,11 @@ fn references(spec: &OcpSpec, n_x: usize, t: f64, n: usize) -> Result<Refs, Conf
             };
             invalid("ocp.x_ref_period", why)
         })?;
-        let at = |s: f64| -> Vec<f64> { (0..n_x).map(|i| r.value(s, i)).collect() };
+        let at = |s: f64| -> Vec<f64> {
+            let mut x = vec![0.0; n_x];
+            r.at(s, &mut x);
+            x
+        };
         return Ok(Refs {
             per: (0..n).map(|k| at(t * (k + 1) as f64 / n as f64)).collect(),
             last: at(t),

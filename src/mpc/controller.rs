@@ -341,7 +341,9 @@ impl Controller {
     }
 
     /// Replace the references (the problem's parameter vector, see
-    /// `FesdjProblem::layout().params`). Non-finite values are rejected.
+    /// `FesdjProblem::layout().params`). Non-finite values are rejected. With a periodic
+    /// reference ([`Controller::set_periodic_reference`]) every solve rewrites the LSQ state
+    /// references from it.
     pub fn set_reference(&mut self, p: &[f64]) -> Result<(), MpcError> {
         if let Some(i) = p.iter().position(|x| !x.is_finite()) {
             return Err(MpcError::BadInput {

@@ -96,11 +96,11 @@ impl PeriodicReference {
         self.waypoints[0].len()
     }
 
-    /// Entry `i` of the reference at time `s`.
-    pub fn value(&self, s: f64, i: usize) -> f64 {
+    /// The waypoints around time `s` and the weight of the second: the reference is
+    /// `(1 − w) waypoints[a] + w waypoints[b]`.
+    fn segment(&self, s: f64) -> (usize, usize, f64) {
         let phase = s.rem_euclid(self.period);
         let last = self.times.len() - 1;
-        // Segment [a, b] of the waypoints around the phase, with wrap-around.
         let (a, ta, b, tb) = match self.times.iter().position(|&t| t > phase) {
             Some(0) => (last, self.times[last] - self.period, 0, self.times[0]),
             Some(j) => (j - 1, self.times[j - 1], j, self.times[j]),
@@ -111,7 +111,19 @@ impl PeriodicReference {
         } else {
             0.0
         };
-        (1.0 - w) * self.waypoints[a][i] + w * self.waypoints[b][i]
+        (a, b, w)
+    }
+
+    /// The reference at time `s` into `out` (its first `min(out.len(), dim)` entries).
+    pub fn at(&self, s: f64, out: &mut [f64]) {
+        let (a, b, w) = self.segment(s);
+        for ((o, xa), xb) in out
+            .iter_mut()
+            .zip(&self.waypoints[a])
+            .zip(&self.waypoints[b])
+        {
+            *o = (1.0 - w) * xa + w * xb;
+        }
     }
 
     /// Write into the LSQ references of `layout`: interval `k` tracks the reference at
@@ -158,9 +170,10 @@ impl PeriodicReference {
     /// `p` (no allocation). Slots beyond `p` are skipped.
     pub fn write(&self, t: f64, p: &mut [f64]) {
         for (&dt, idx) in self.offsets.iter().zip(&self.slots) {
-            for (i, &slot) in idx.iter().enumerate() {
+            let (a, b, w) = self.segment(t + dt);
+            for ((&slot, xa), xb) in idx.iter().zip(&self.waypoints[a]).zip(&self.waypoints[b]) {
                 if let Some(x) = p.get_mut(slot) {
-                    *x = self.value(t + dt, i);
+                    *x = (1.0 - w) * xa + w * xb;
                 }
             }
         }
@@ -176,16 +189,20 @@ mod tests {
         // Two waypoints of one entry at 0.1 (value 1) and 0.3 (value 3), period 0.4: from 0.3
         // back to 1 at 0.5 ≡ 0.1.
         let r = PeriodicReference::new(0.4, vec![0.1, 0.3], vec![vec![1.0], vec![3.0]]).unwrap();
-        let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
-        assert!(close(r.value(0.1, 0), 1.0));
-        assert!(close(r.value(0.2, 0), 2.0));
-        assert!(close(r.value(0.3, 0), 3.0));
-        assert!(close(r.value(0.4, 0), 2.0)); // halfway from 3 (0.3) to 1 (0.5)
-        assert!(close(r.value(0.0, 0), 2.0));
-        assert!(close(r.value(0.05, 0), 1.5));
-        assert!(close(r.value(0.45, 0), 1.5));
-        assert!(close(r.value(-0.35, 0), 1.5));
-        assert!(close(r.value(10.2, 0), 2.0));
+        let close = |s: f64, want: f64| {
+            let mut x = [0.0];
+            r.at(s, &mut x);
+            (x[0] - want).abs() < 1e-12
+        };
+        assert!(close(0.1, 1.0));
+        assert!(close(0.2, 2.0));
+        assert!(close(0.3, 3.0));
+        assert!(close(0.4, 2.0)); // halfway from 3 (0.3) to 1 (0.5)
+        assert!(close(0.0, 2.0));
+        assert!(close(0.05, 1.5));
+        assert!(close(0.45, 1.5));
+        assert!(close(-0.35, 1.5));
+        assert!(close(10.2, 2.0));
     }
 
     #[test]
