@@ -194,3 +194,81 @@ fn check_command_prints_the_sizes() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--set fesdj.n_ss: unknown key"), "{err}");
 }
+
+/// The walking gait of `quadruped_mpc.yaml` (`ocp.x_ref_period`, written by
+/// `tools/quadruped_gait.py` with Python's inverse kinematics of the leg) puts the feet where the
+/// gait says, by our own kinematics of `urdf/quadruped.urdf` (the contact gaps `f_c(q)`): at each
+/// of the 24 waypoints the three stance feet on the ground and the swinging one (HL, FL, HR, FR
+/// in turn, a quarter period each) lifted by 0.04 (1 − cos 2π a)/2 at the swing's phase `a`.
+#[test]
+fn quadruped_gait_puts_the_feet_where_the_gait_says() {
+    use fesdj_mpc::ad::{Function, Sx};
+    let problem = load("quadruped_mpc.yaml");
+    let setup = problem.ocp().unwrap();
+    let (gait, terminal) = setup.periodic.as_ref().expect("a periodic reference");
+    assert!(*terminal);
+    assert!((gait.period() - 1.2).abs() < 1e-12);
+    let model = problem.cls_model().unwrap();
+    let n_q = model.n_q();
+    let q = Sx::sym_vec("q", n_q);
+    let f = model.gaps(&q).unwrap();
+    let func = Function::new("gaps", &[&q], &[&f]).unwrap();
+    let mut ws = func.workspace();
+    let mut gaps = vec![0.0; 4];
+    let mut x = vec![0.0; 2 * n_q];
+    // Contacts FL FR HL HR; the swing of each begins at this fraction of the period.
+    let swing_start = [0.25, 0.75, 0.0, 0.5];
+    for i in 0..24 {
+        let phase = i as f64 / 24.0;
+        gait.at(1.2 * phase, &mut x);
+        func.eval(&[&x[..n_q]], &mut [gaps.as_mut_slice()], &mut ws)
+            .unwrap();
+        for (c, &s0) in swing_start.iter().enumerate() {
+            let a = (phase - s0).rem_euclid(1.0) / 0.25;
+            let want = if a < 1.0 {
+                0.04 * 0.5 * (1.0 - (2.0 * std::f64::consts::PI * a).cos())
+            } else {
+                0.0
+            };
+            assert!(
+                (gaps[c] - want).abs() < 1e-3,
+                "waypoint {i}, contact {c}: gap {} m, the gait says {want} m",
+                gaps[c]
+            );
+        }
+    }
+}
+
+/// The waypoints in `quadruped_mpc.yaml` are what `tools/quadruped_gait.py` writes with the
+/// arguments the file names (so the file can be regenerated).
+#[test]
+fn quadruped_gait_waypoints_come_from_the_tool() {
+    let text = std::fs::read_to_string(path("quadruped_mpc.yaml")).unwrap();
+    let first = text
+        .lines()
+        .position(|l| l.trim_start().starts_with("# tools/quadruped_gait.py"))
+        .expect("the file names the tool's arguments");
+    let args: Vec<&str> = text
+        .lines()
+        .nth(first)
+        .unwrap()
+        .split_whitespace()
+        .skip(2)
+        .collect();
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let out = Command::new("python3")
+        .arg(root.join("tools/quadruped_gait.py"))
+        .args(&args)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let tool = String::from_utf8(out.stdout).unwrap();
+    let n = tool.lines().count();
+    let file: Vec<&str> = text.lines().skip(first).take(n).collect();
+    let tool: Vec<&str> = tool.lines().collect();
+    assert_eq!(file, tool);
+}
