@@ -90,8 +90,9 @@ fn the_closed_loop_follows_the_wave() {
     // ground) follows the triangle between 0.1 and 0.5. Once it has caught up (0.3 s) its
     // position stays within 0.12 of the wave (measured: 0.104 at the corners, which the
     // horizon rounds off, 0 at the middle) and it crosses the middle in both directions.
-    // (With the file's μ = 0.3 the warm-started solves stop the block at 0.31 for good: a
-    // sticking local solution of the MPCC, u ≈ 0, for the rest of the run.)
+    // (With the file's μ = 0.3 and the default warm-start σ₀ = 1e-6 the warm-started solves
+    // stop the block at 0.31 for good: a sticking local solution of the MPCC with u ≈ 0. With
+    // `mpc.warm_sigma0` 0.01 or 1 it follows the wave; measured with `fesdj mpc`.)
     let mut sets = WAVE.to_vec();
     sets.push("model.mu=0");
     let mut cl = build(block_with(&sets).unwrap()).unwrap();
