@@ -146,5 +146,15 @@ fn node_stands_the_mujoco_quadruped_up_and_walks_it_on_the_simulated_clock() {
         !node_err.contains("panicked"),
         "the node did not panic: {node_err}"
     );
+    // The node's own summary: 120 plans, none failed, and its solve-time percentiles.
+    let summary = node_err
+        .lines()
+        .find(|l| l.contains("shutting down after"))
+        .unwrap_or_else(|| panic!("no shutdown summary: {node_err}"));
+    eprintln!("node: {summary}");
+    assert!(
+        summary.contains(" 0 plan errors") && summary.contains("solve time p50"),
+        "{summary}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

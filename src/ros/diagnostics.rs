@@ -45,6 +45,23 @@ const CONTROLLER_KEYS: [&str; 16] = [
     "tracking_commands",
 ];
 
+/// Solve times kept for the shutdown summary's percentiles: the last this many published plans
+/// (a ring sized once, so recording a plan never allocates).
+pub const SOLVE_TIME_WINDOW: usize = 4096;
+
+/// Percentiles of the solve times of published plans (seconds).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SolveTimes {
+    /// Plans counted (at most [`SOLVE_TIME_WINDOW`], the latest).
+    pub count: usize,
+    /// Median (nearest rank).
+    pub p50: f64,
+    /// 99th percentile (nearest rank).
+    pub p99: f64,
+    /// Largest.
+    pub max: f64,
+}
+
 /// Counters and throttling state of one node.
 #[derive(Debug, Clone)]
 pub struct Diagnostics {
@@ -79,6 +96,9 @@ pub struct Diagnostics {
     last_status_window_worst: Option<PlanStatus>,
     solve_time_last: f64,
     solve_time_max_window: f64,
+    /// Ring of the latest solve times (capacity [`SOLVE_TIME_WINDOW`]).
+    solve_times: Vec<f64>,
+    solve_times_next: usize,
     homotopy_last: u32,
     iterations_last: u32,
     state_ok: bool,
@@ -116,6 +136,8 @@ impl Diagnostics {
             last_status_window_worst: None,
             solve_time_last: 0.0,
             solve_time_max_window: 0.0,
+            solve_times: Vec::with_capacity(SOLVE_TIME_WINDOW),
+            solve_times_next: 0,
             homotopy_last: 0,
             iterations_last: 0,
             state_ok: false,
@@ -182,6 +204,12 @@ impl Diagnostics {
         self.last_status = plan.status.as_str();
         self.solve_time_last = plan.stats.solve_time;
         self.solve_time_max_window = self.solve_time_max_window.max(plan.stats.solve_time);
+        if self.solve_times.len() < SOLVE_TIME_WINDOW {
+            self.solve_times.push(plan.stats.solve_time);
+        } else {
+            self.solve_times[self.solve_times_next] = plan.stats.solve_time;
+            self.solve_times_next = (self.solve_times_next + 1) % SOLVE_TIME_WINDOW;
+        }
         self.homotopy_last = plan.stats.homotopy_steps;
         self.iterations_last = plan.stats.iterations;
         if plan.stats.deadline_missed {
@@ -191,6 +219,23 @@ impl Diagnostics {
         if plan.status != PlanStatus::Solved {
             self.last_status_window_worst = Some(plan.status);
         }
+    }
+
+    /// Solve-time percentiles of the latest published plans (none before the first). Sorts a
+    /// copy: for summaries, not for the control loop.
+    pub fn solve_times(&self) -> Option<SolveTimes> {
+        let mut t = self.solve_times.clone();
+        if t.is_empty() {
+            return None;
+        }
+        t.sort_by(f64::total_cmp);
+        let rank = |p: f64| t[((t.len() - 1) as f64 * p).round() as usize];
+        Some(SolveTimes {
+            count: t.len(),
+            p50: rank(0.5),
+            p99: rank(0.99),
+            max: t[t.len() - 1],
+        })
     }
 
     /// A provider error or defective plan.
@@ -382,6 +427,34 @@ fn throttled(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn solve_time_percentiles_of_the_latest_plans() {
+        let mut d = Diagnostics::new(true);
+        assert_eq!(d.solve_times(), None);
+        let mut plan = Plan::default();
+        // 1..=100 ms in a scrambled order: nearest-rank p50 is the 51st (index 49.5 → 50),
+        // p99 the 99th (index 98.01 → 98).
+        for k in 0..100u64 {
+            plan.stats.solve_time = ((k * 37) % 100 + 1) as f64 * 1e-3;
+            d.record_plan(&plan);
+        }
+        let s = d.solve_times().unwrap();
+        assert_eq!(s.count, 100);
+        assert!((s.p50 - 0.051).abs() < 1e-12, "{s:?}");
+        assert!((s.p99 - 0.099).abs() < 1e-12, "{s:?}");
+        assert!((s.max - 0.100).abs() < 1e-12, "{s:?}");
+        // The ring keeps the latest SOLVE_TIME_WINDOW: after that many 1 s solves the early
+        // ones are gone.
+        plan.stats.solve_time = 1.0;
+        for _ in 0..SOLVE_TIME_WINDOW {
+            d.record_plan(&plan);
+        }
+        let s = d.solve_times().unwrap();
+        assert_eq!(s.count, SOLVE_TIME_WINDOW);
+        assert_eq!((s.p50, s.max), (1.0, 1.0));
+        assert_eq!(d.solve_times.capacity(), SOLVE_TIME_WINDOW);
+    }
 
     #[test]
     fn warnings_are_throttled_per_kind_and_report_suppressed_counts() {

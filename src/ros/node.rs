@@ -398,7 +398,7 @@ impl NodeRuntime {
 
     fn log_summary(&self) {
         let d = &self.diag;
-        let summary = format!(
+        let mut summary = format!(
             "shutting down after {} ticks: {} plans published, {} plan errors, {} deadline \
              misses, {} fallback and {} tracking commands, {} publish failures",
             d.ticks,
@@ -409,6 +409,15 @@ impl NodeRuntime {
             d.tracking_commands,
             d.publish_failures
         );
+        if let Some(s) = d.solve_times() {
+            summary.push_str(&format!(
+                "; solve time p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms (last {} plans)",
+                s.p50 * 1e3,
+                s.p99 * 1e3,
+                s.max * 1e3,
+                s.count
+            ));
+        }
         self.log(LogLevel::Info, &summary);
     }
 
