@@ -148,7 +148,7 @@ fn bad_periods_name_the_field() {
                 "ocp.x_ref_times=[0.2, 0.9]",
                 "ocp.x_ref_period=0.8",
             ],
-            "ocp.x_ref_period",
+            "ocp.x_ref_times",
         ),
         (
             vec!["ocp.x_ref=[0.1, 0, 0, 0]", "ocp.x_ref_period=0.8"],

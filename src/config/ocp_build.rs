@@ -288,24 +288,20 @@ fn references(spec: &OcpSpec, n_x: usize, t: f64, n: usize) -> Result<Refs, Conf
             }
             ts.clone()
         }
-        None if spec.x_ref_period.is_some() => {
-            let p = spec.x_ref_period.unwrap_or(t);
-            (0..wps.len())
-                .map(|i| p * i as f64 / wps.len() as f64)
-                .collect()
-        }
-        None if wps.len() == 1 => vec![t],
-        None => (0..wps.len())
-            .map(|i| t * i as f64 / (wps.len() - 1) as f64)
-            .collect(),
+        // A period: equally spaced over [0, period); else over [0, T] (one waypoint: at T).
+        None => match (spec.x_ref_period, wps.len()) {
+            (Some(p), m) => (0..m).map(|i| p * i as f64 / m as f64).collect(),
+            (None, 1) => vec![t],
+            (None, m) => (0..m).map(|i| t * i as f64 / (m - 1) as f64).collect(),
+        },
     };
     if let Some(period) = spec.x_ref_period {
-        let r = PeriodicReference::new(period, times, wps).map_err(|e| {
-            let why = match e {
-                crate::mpc::MpcError::BadInput { what, why } => format!("{what}: {why}"),
-                other => other.to_string(),
-            };
-            invalid("ocp.x_ref_period", why)
+        let r = PeriodicReference::new(period, times, wps).map_err(|e| match e {
+            crate::mpc::MpcError::BadInput { what, why } if what == "times" => {
+                invalid("ocp.x_ref_times", why)
+            }
+            crate::mpc::MpcError::BadInput { why, .. } => invalid("ocp.x_ref_period", why),
+            other => invalid("ocp.x_ref_period", other.to_string()),
         })?;
         let at = |s: f64| -> Vec<f64> {
             let mut x = vec![0.0; n_x];
