@@ -50,6 +50,12 @@ def foot(phase, offset, swing, stride, lift):
     return stride / 2 - stride * a, 0.0
 
 
+def number(x):
+    """`x` to 4 decimals without trailing zeros ("0" for anything that rounds to zero)."""
+    text = f"{x:.4f}".rstrip("0").rstrip(".")
+    return "0" if text in ("", "-0") else text
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--gait", choices=sorted(GAITS), default="trot")
@@ -77,14 +83,14 @@ def main():
           f" --body-height {a.body_height} --points {a.points}")
     print(f"  x_ref_period: {a.period}")
     print("  x_ref:")
-    for i in range(a.points):
-        ph = i / a.points
-        q = joints(ph)
-        dq = [(p - m) / (2 * dt) for p, m in zip(joints(ph + 1 / a.points), joints(ph - 1 / a.points))]
+    qs = [joints(i / a.points) for i in range(a.points)]
+    for i, q in enumerate(qs):
+        # Central differences over the period (its waypoints wrap around).
+        dq = [(p - m) / (2 * dt) for p, m in zip(qs[(i + 1) % a.points], qs[i - 1])]
         base_q = [0.0, 0.0, a.body_height, 0.0, 0.0, 0.0]
         base_v = [a.speed, 0.0, 0.0, 0.0, 0.0, 0.0]
         row = base_q + q + base_v + dq
-        print("    - [" + ", ".join(f"{x:.4f}".rstrip("0").rstrip(".") if x else "0" for x in row) + "]")
+        print("    - [" + ", ".join(number(x) for x in row) + "]")
 
 
 if __name__ == "__main__":

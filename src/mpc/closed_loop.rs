@@ -116,7 +116,8 @@ impl Noise {
     }
 }
 
-fn percentile(sorted: &[f64], p: f64) -> f64 {
+/// Nearest-rank percentile `p` ∈ [0, 1] of an ascending slice (0 when empty).
+pub(crate) fn percentile(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
     }

@@ -16,6 +16,8 @@
 use std::fmt::Write;
 use std::time::{Duration as StdDuration, Instant};
 
+use crate::mpc::closed_loop::percentile;
+
 use super::msg::{DiagnosticArray, DiagnosticStatus, KeyValue, Time};
 use super::provider::{Plan, PlanStatus};
 use super::validate::{FaultKind, StateFault, FAULT_KINDS};
@@ -229,12 +231,11 @@ impl Diagnostics {
             return None;
         }
         t.sort_by(f64::total_cmp);
-        let rank = |p: f64| t[((t.len() - 1) as f64 * p).round() as usize];
         Some(SolveTimes {
             count: t.len(),
-            p50: rank(0.5),
-            p99: rank(0.99),
-            max: t[t.len() - 1],
+            p50: percentile(&t, 0.5),
+            p99: percentile(&t, 0.99),
+            max: percentile(&t, 1.0),
         })
     }
 
