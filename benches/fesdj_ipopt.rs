@@ -7,6 +7,7 @@
 //! eval "$(tools/ipopt_pkgconfig.sh)"
 //! cargo bench --bench fesdj_ipopt --features ipopt-baseline
 //! FESDJ_BENCH_CONFIGS=two_discs,hopper_ocp cargo bench ...   # a subset
+//! FESDJ_BENCH_SET='fesdj.n_fe=3;solver.kappa=0.2' cargo bench ...   # overrides (as --set)
 //! ```
 //!
 //! "Identical NLP": each config is loaded as `fesdj solve` loads it (`Problem::load`, the
@@ -150,6 +151,20 @@ fn max_wall() -> f64 {
         .unwrap_or(300.0)
 }
 
+/// Config overrides for every OCP row (`FESDJ_BENCH_SET`, `;`-separated `KEY=VALUE` as with
+/// `fesdj solve --set`), e.g. `FESDJ_BENCH_SET='fesdj.no_initial_impacts=false'`.
+fn overrides() -> Vec<String> {
+    std::env::var("FESDJ_BENCH_SET")
+        .map(|s| {
+            s.split(';')
+                .map(str::trim)
+                .filter(|x| !x.is_empty())
+                .map(String::from)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
 }
@@ -163,7 +178,7 @@ struct Row {
 
 fn ocp_row(name: &str) -> Result<Row, String> {
     let path = root().join("config").join(format!("{name}.yaml"));
-    let problem = Problem::load(&path, &[]).map_err(|e| format!("{name}: {e}"))?;
+    let problem = Problem::load(&path, &overrides()).map_err(|e| format!("{name}: {e}"))?;
     let setup = problem.ocp().map_err(|e| format!("{name}: {e}"))?;
     let mpcc = setup.transcribe().map_err(|e| format!("{name}: {e}"))?;
     let (nlp, comp) = mpcc.nlp().map_err(|e| format!("{name}: {e}"))?;
