@@ -11,12 +11,16 @@
 //! Arguments: the problem file, the number `k` of homotopy steps solved first by our
 //! `MpccSolver` (σ₀ … σ₀κ^{k−1}, no polishing), which solver(s) then solve the step
 //! σ₀κ^k (`ours`, `ipopt`, `both` or `none`), and `--set` overrides of the problem file.
-//! Our log goes to stderr, IPOPT's (print level 5) to stdout.
+//! Our log goes to stderr, IPOPT's (print level 5) to stdout. Also on stderr: the twelve pairs
+//! farthest from complementarity (largest `min(G, H)`, with their origin) after the warm-up
+//! steps and at our end point, and the original NLP's most violated rows there.
+//! `HOMOTOPY_STEP_KAPPA=f` examines the shorter step σ₀κ^{k−1}·f instead.
 
 use fesdj_mpc::cli::run::solve_options;
 use fesdj_mpc::config::Problem;
+use fesdj_mpc::fesdj::Mpcc;
 use fesdj_mpc::solver::baseline::{ipopt_solve, WarmStart};
-use fesdj_mpc::solver::{Ipm, MpccSolver, Nlp, Polish, Start};
+use fesdj_mpc::solver::{Complementarity, Ipm, MpccSolver, Nlp, Polish, Start};
 use std::error::Error;
 
 fn main() -> Result<(), Box<dyn Error>> {
@@ -47,6 +51,7 @@ fn main() -> Result<(), Box<dyn Error>> {
             s.sigma, s.status, s.iterations, s.comp_residual
         );
     }
+    print_pairs(&mpcc, &nlp, &comp, &r.x, &p, "after the warm-up steps")?;
     let (l, zl, zu) = m.duals();
     let (l, zl, zu) = (l.to_vec(), zl.to_vec(), zu.to_vec());
     // σ as the homotopy computes it (repeated multiplication: the last digit matters, a step
@@ -54,6 +59,13 @@ fn main() -> Result<(), Box<dyn Error>> {
     let mut sigma = settings.sigma0;
     for _ in 0..pre {
         sigma *= settings.kappa;
+    }
+    // `HOMOTOPY_STEP_KAPPA` replaces the last factor κ of the examined step (a shorter step).
+    if let Some(f) = std::env::var("HOMOTOPY_STEP_KAPPA")
+        .ok()
+        .and_then(|s| s.parse::<f64>().ok())
+    {
+        sigma = sigma / settings.kappa * f;
     }
     m.relaxed().sigma = sigma;
     let mut s = settings.ipm.clone();
@@ -71,6 +83,9 @@ fn main() -> Result<(), Box<dyn Error>> {
         let mut ipm = Ipm::new(relaxed, s.clone())?;
         let st = ipm.solve(relaxed, &p, warm)?;
         eprintln!("ours: {st:?}, {} iterations", ipm.info().iterations);
+        let x = ipm.solution().x.to_vec();
+        print_pairs(&mpcc, &nlp, &comp, &x, &p, "at our end point")?;
+        print_rows(&mpcc, &nlp, &x, &p)?;
     }
     if which == "both" || which == "ipopt" {
         let w = WarmStart {
@@ -80,6 +95,53 @@ fn main() -> Result<(), Box<dyn Error>> {
         };
         let b = ipopt_solve(relaxed, &p, &r.x, Some(w), &s)?;
         eprintln!("IPOPT: {:?}, {} iterations", b.status, b.iterations);
+    }
+    Ok(())
+}
+
+/// The pairs farthest from complementarity (largest `min(G, H)`) at `x`, with their origin.
+fn print_pairs(
+    mpcc: &Mpcc,
+    nlp: &dyn Nlp,
+    comp: &dyn Complementarity,
+    x: &[f64],
+    p: &[f64],
+    when: &str,
+) -> Result<(), Box<dyn Error>> {
+    let _ = nlp;
+    let k = comp.n_pairs();
+    let (mut g, mut h) = (vec![0.0; k], vec![0.0; k]);
+    comp.eval(x, p, &mut g, &mut h)?;
+    let mut idx: Vec<usize> = (0..k).collect();
+    idx.sort_by(|&a, &b| g[b].min(h[b]).total_cmp(&g[a].min(h[a])));
+    eprintln!("pairs with the largest min(G, H) {when}:");
+    for &i in idx.iter().take(12) {
+        eprintln!(
+            "  G {:.3e} H {:.3e} GH {:.2e}  {:?}",
+            g[i],
+            h[i],
+            g[i] * h[i],
+            mpcc.comp_info[i]
+        );
+    }
+    Ok(())
+}
+
+/// The original NLP's most violated rows at `x`, with their origin.
+fn print_rows(mpcc: &Mpcc, nlp: &dyn Nlp, x: &[f64], p: &[f64]) -> Result<(), Box<dyn Error>> {
+    let (n, m) = (nlp.n(), nlp.m());
+    let (mut xl, mut xu, mut gl, mut gu) = (vec![0.0; n], vec![0.0; n], vec![0.0; m], vec![0.0; m]);
+    nlp.bounds(&mut xl, &mut xu, &mut gl, &mut gu);
+    let mut g = vec![0.0; m];
+    nlp.eval_g(x, p, &mut g)?;
+    let viol: Vec<f64> = (0..m)
+        .map(|i| (gl[i] - g[i]).max(g[i] - gu[i]).max(0.0))
+        .collect();
+    let mut idx: Vec<usize> = (0..m).collect();
+    idx.sort_by(|&a, &b| viol[b].total_cmp(&viol[a]));
+    eprintln!("most violated rows:");
+    for &i in idx.iter().take(12) {
+        eprintln!("  {:.3e}  {:?}", viol[i], mpcc.g_info[i]);
     }
     Ok(())
 }
