@@ -681,7 +681,7 @@ impl FesdjProblem {
                 *xi = l;
             }
         }
-        let max_steps = self.solver.settings().max_homotopy_steps + 2;
+        let max_steps = self.solver.settings().max_recorded_steps();
         let warm = self.warm_duals
             && self.has_solution
             && matches!(

@@ -3,7 +3,7 @@
 //! derivatives), the same MPCC homotopy and tolerances as [`MpccSolver`](super::MpccSolver);
 //! `bound_relax_factor = 0` so that bounds are never relaxed, as in ours.
 
-use super::mpcc::{HomotopyStep, MpccResult, MpccSettings, MpccSolver};
+use super::mpcc::{HomotopyStep, MpccResult, MpccSettings, MpccSolver, Schedule};
 use super::nlp::{Complementarity, Nlp};
 use super::settings::Settings;
 use super::status::Status;
@@ -276,7 +276,6 @@ pub fn ipopt_mpcc(
         None => nlp.initial_point(&mut x),
     }
     let mut warm: Option<BaselineSolve> = None;
-    let mut sigma = settings.sigma0;
     let (mut iters, mut steps) = (0usize, Vec::new());
     let (mut gv, mut hv) = (vec![0.0; k], vec![0.0; k]);
     let mut last = Status::MaxIterations;
@@ -293,16 +292,18 @@ pub fn ipopt_mpcc(
         }
         (a, b, c)
     };
-    for kk in 0..settings.max_homotopy_steps {
+    let mut schedule = Schedule::new(settings);
+    while schedule.more() {
         let left = settings.max_wall_time - t0.elapsed().as_secs_f64();
         if left <= 0.0 {
             last = Status::MaxTime;
             break;
         }
+        let sigma = schedule.sigma;
         ours.relaxed().sigma = sigma;
         let mut s = settings.ipm.clone();
         s.max_wall_time = left.min(settings.ipm.max_wall_time);
-        if kk > 0 {
+        if !schedule.first() {
             s.mu_init = (settings.mu_warm_factor * sigma).clamp(1e-9, 1e-3);
         }
         let relaxed: &dyn Nlp = ours.relaxed();
@@ -344,7 +345,8 @@ pub fn ipopt_mpcc(
         if last == Status::MaxTime {
             break;
         }
-        sigma *= settings.kappa;
+        // A retry starts from the last solved point, which `warm` still holds.
+        schedule.advance(ok);
     }
     let (rmin, rprod, neg) = resid(&x, &mut gv, &mut hv);
     let objective = nlp.eval_f(&x, p).unwrap_or(f64::NAN);

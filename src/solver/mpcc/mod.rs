@@ -11,6 +11,7 @@
 //! (`G_i = 0` or `H_i = 0`, both for biactive pairs) and re-solves.
 
 mod relaxed;
+mod schedule;
 mod settings;
 
 pub use relaxed::{Relaxation, RelaxedNlp};
@@ -20,6 +21,7 @@ use super::error::SolverError;
 use super::ipm::{Ipm, Start};
 use super::nlp::{Complementarity, Nlp};
 use super::status::Status;
+pub(crate) use schedule::Schedule;
 use serde::Serialize;
 use std::time::Instant;
 
@@ -151,7 +153,7 @@ impl<'a> MpccSolver<'a> {
             hv: vec![0.0; k],
             xs: vec![0.0; n],
             xp: vec![0.0; n],
-            steps: Vec::with_capacity(settings.max_homotopy_steps + 2),
+            steps: Vec::with_capacity(settings.max_recorded_steps()),
             viol: [
                 vec![0.0; nlp.n()],
                 vec![0.0; nlp.n()],
@@ -294,9 +296,9 @@ impl<'a> MpccSolver<'a> {
         steps.clear();
         // Room for the longest homotopy (steps + polishing), so that a later solve with more
         // steps than the earlier ones does not grow the vectors.
-        steps.reserve(st.max_homotopy_steps + 2);
+        steps.reserve(st.max_recorded_steps());
         out.steps.clear();
-        out.steps.reserve(st.max_homotopy_steps + 2);
+        out.steps.reserve(st.max_recorded_steps());
         let r = self.homotopy(p, first, &st, t0, &mut steps, out);
         out.steps.extend_from_slice(&steps);
         self.steps = steps;
@@ -312,28 +314,30 @@ impl<'a> MpccSolver<'a> {
         steps: &mut Vec<HomotopyStep>,
         out: &mut MpccResult,
     ) -> Result<(), SolverError> {
-        let mut sigma = st.sigma0;
+        let mut schedule = Schedule::new(st);
         let mut iters = 0usize;
         let mut converged = false;
         let mut last_status = Status::MaxIterations;
         let mut have_solution = false;
         self.relaxed.fix.fill(0);
-        for k in 0..st.max_homotopy_steps {
+        while schedule.more() {
             let left = st.max_wall_time - t0.elapsed().as_secs_f64();
             if left <= 0.0 {
                 last_status = Status::MaxTime;
                 break;
             }
+            let sigma = schedule.sigma;
             self.relaxed.sigma = sigma;
             let mut ipm_settings = st.ipm.clone();
             ipm_settings.max_wall_time = left.min(st.ipm.max_wall_time);
             let warm_first = matches!(first, First::Warm(_));
-            if k > 0 || warm_first {
+            let k0 = schedule.first();
+            if !k0 || warm_first {
                 ipm_settings.mu_init = (st.mu_warm_factor * sigma).clamp(1e-9, 1e-3);
             }
             self.ipm.set_settings(ipm_settings)?;
             let ts = Instant::now();
-            let status = if k == 0 || !have_solution {
+            let status = if k0 || !have_solution {
                 match first {
                     First::Primal(x) => self.ipm.solve(&self.relaxed, p, Start::Primal(x))?,
                     First::Initial => self.ipm.solve(&self.relaxed, p, Start::Initial)?,
@@ -398,7 +402,8 @@ impl<'a> MpccSolver<'a> {
             if status == Status::MaxTime {
                 break;
             }
-            sigma *= st.kappa;
+            // A retry starts from the last solved point, which `self.x` still holds.
+            schedule.advance(ok);
         }
         let homotopy_steps = steps.len();
         let mut polished = false;

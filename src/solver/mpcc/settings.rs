@@ -41,8 +41,12 @@ pub struct MpccSettings {
     pub sigma0: f64,
     /// Decrease factor κ: `σ_{k+1} = κ σ_k`.
     pub kappa: f64,
-    /// Maximum number of relaxed NLPs.
+    /// Maximum number of homotopy steps (relaxed NLPs, not counting retries).
     pub max_homotopy_steps: usize,
+    /// Retries of a failed step with a shorter step in σ (κ^{1/2}, κ^{1/4}, … from the last
+    /// solved point; default 0: a failed step is followed by the next smaller σ). See
+    /// `Schedule` in `solver/mpcc/schedule.rs`.
+    pub step_retries: usize,
     /// Tolerance of the stop test (on `max_i min(G_i, H_i)` by default, see `stop_measure`).
     pub comp_tol: f64,
     /// Which complementarity measure `comp_tol` applies to.
@@ -93,6 +97,7 @@ impl Default for MpccSettings {
             sigma0: 1.0,
             kappa: 0.1,
             max_homotopy_steps: 12,
+            step_retries: 0,
             comp_tol: 1e-9,
             stop_measure: StopMeasure::Min,
             polish: Polish::IfNotConverged,
@@ -117,6 +122,14 @@ impl Default for MpccSettings {
 }
 
 impl MpccSettings {
+    /// The most relaxed NLPs one homotopy can record: every step with all its retries, plus
+    /// the polishing steps.
+    pub fn max_recorded_steps(&self) -> usize {
+        self.max_homotopy_steps
+            .saturating_mul(self.step_retries.saturating_add(1))
+            .saturating_add(2)
+    }
+
     /// Check the ranges.
     pub fn validate(&self) -> Result<(), SolverError> {
         self.ipm.validate()?;
@@ -129,6 +142,14 @@ impl MpccSettings {
         }
         if self.max_homotopy_steps == 0 {
             return err("max_homotopy_steps", "must be >= 1".into());
+        }
+        if self.step_retries > 20 {
+            // κ^{1/2^20} differs from 1 by less than 1e-5 for any κ ≥ 1e-5: more is pointless
+            // and would only size the step record.
+            return err(
+                "step_retries",
+                format!("must be <= 20, got {}", self.step_retries),
+            );
         }
         if !(self.comp_tol > 0.0) {
             return err("comp_tol", format!("must be > 0, got {}", self.comp_tol));
