@@ -203,3 +203,32 @@ fn configuration_errors_exit_2_with_the_field() {
     assert_eq!(code, Some(2));
     assert!(err.contains("horizon: missing"), "{err}");
 }
+
+#[test]
+fn solve_lists_the_homotopy_in_the_output() {
+    let out = tmp("hopper_solve.json");
+    let out_s = out.to_string_lossy().into_owned();
+    let (code, _, err) = fesdj(&["solve", "config/hopper_ocp.yaml", "--output", &out_s]);
+    assert_eq!(code, Some(0), "{err}");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(doc["status"], "Solved");
+    let steps = doc["homotopy"].as_array().expect("homotopy is a list");
+    assert!(!steps.is_empty());
+    // every relaxed NLP's iterations, polishing included, add up to the solve's total
+    let total: u64 = steps
+        .iter()
+        .map(|s| s["iterations"].as_u64().expect("iterations"))
+        .sum();
+    assert_eq!(Some(total), doc["nlp_iterations"].as_u64());
+    // σ decreases along the homotopy (0 marks the polishing step, last)
+    let sigmas: Vec<f64> = steps.iter().map(|s| s["sigma"].as_f64().unwrap()).collect();
+    let relaxed: Vec<f64> = sigmas.iter().copied().filter(|&s| s > 0.0).collect();
+    assert_eq!(relaxed[0], 1.0, "{sigmas:?}");
+    assert!(relaxed.windows(2).all(|w| w[1] < w[0]), "{sigmas:?}");
+    for s in steps {
+        for key in ["status", "objective", "comp_residual", "time_s"] {
+            assert!(!s[key].is_null(), "{key} missing in {s}");
+        }
+    }
+}

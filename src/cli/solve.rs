@@ -32,7 +32,12 @@ pub fn solve(args: &SolveArgs) -> Result<serde_json::Value, RunError> {
     );
     let result = fp.solve(Start::Guess);
     pb.finish_and_clear();
-    let doc = serde_json::to_value(result?)?;
+    let mut doc = serde_json::to_value(result?)?;
+    // The relaxed NLPs of the homotopy (σ, status, iterations, objective, max min(G, H),
+    // wall time; σ = 0 for the polishing step), for diagnosing a solve.
+    if let serde_json::Value::Object(m) = &mut doc {
+        m.insert("homotopy".into(), serde_json::to_value(fp.last_homotopy())?);
+    }
     write_outputs(&doc, &labels(&problem, "solve"), &args.run)?;
     Ok(doc)
 }
