@@ -98,6 +98,18 @@ fn gap(q: &[f64], contact: usize) -> f64 {
     }
 }
 
+/// The final state is the reference `q_r = (−7, 1, 0, 1, 5, 1)` (to 0.05), at rest.
+fn final_state_at_the_reference(tr: &Trajectory) {
+    let q = &tr.final_state.q;
+    let q_r = [-7.0, 1.0, 0.0, 1.0, 5.0, 1.0];
+    for k in 0..6 {
+        assert!((q[k] - q_r[k]).abs() <= 0.05, "final q = {q:?}");
+    }
+    for v in &tr.final_state.v {
+        assert!(v.abs() <= 1e-3, "final v = {:?}", tr.final_state.v);
+    }
+}
+
 #[test]
 fn three_boxes_solves_and_reproduces_section_6_3() {
     let tr = solve();
@@ -230,14 +242,7 @@ fn three_boxes_solves_and_reproduces_section_6_3() {
     );
 
     // --- positions -------------------------------------------------------------------------
-    let q = &tr.final_state.q;
-    let q_r = [-7.0, 1.0, 0.0, 1.0, 5.0, 1.0];
-    for k in 0..6 {
-        assert!((q[k] - q_r[k]).abs() <= 0.05, "final q = {q:?}");
-    }
-    for v in &tr.final_state.v {
-        assert!(v.abs() <= 1e-3, "final v = {:?}", tr.final_state.v);
-    }
+    final_state_at_the_reference(&tr);
     // The boxes stay on the ground and never overlap.
     for qi in &tr.q {
         for k in [1, 3, 5] {
@@ -376,14 +381,7 @@ fn spec_discretisation_with_impulses_at_every_element_converges_with_step_retrie
     assert!(rel_pre < -0.1);
     assert!((rel_post + 0.5 * rel_pre).abs() <= 1e-6 * rel_pre.abs());
     // Final state at the reference, at rest.
-    let q = &tr.final_state.q;
-    let q_r = [-7.0, 1.0, 0.0, 1.0, 5.0, 1.0];
-    for k in 0..6 {
-        assert!((q[k] - q_r[k]).abs() <= 0.05, "final q = {q:?}");
-    }
-    for v in &tr.final_state.v {
-        assert!(v.abs() <= 1e-3, "final v = {:?}", tr.final_state.v);
-    }
+    final_state_at_the_reference(&tr);
     // Another local optimum: above the shipped one (whose solution is feasible here too).
     let shipped = solve();
     assert!(
