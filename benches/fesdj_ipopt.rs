@@ -70,6 +70,10 @@
 //! 0.12 s, ball_2d 0.29 s, ball_3d 9.0 s per simulated second (ball_3d now Solved: polish always).
 //! ```
 //!
+//! Re-measured 2026-12-04 after `step_retries` (default 0; every iteration count is unchanged),
+//! idle machine, same command: two_discs ours 3.41 s / IPOPT 26.53 s (ratio 0.13), three_boxes
+//! ours 9.64 s / IPOPT MaxTime 240 s after 3 NLPs (< 0.04), hopper_ocp 0.29 s / 6.03 s (0.05).
+//!
 //! With `FESDJ_BENCH_CONFIGS=three_boxes FESDJ_BENCH_MAX_WALL=600` IPOPT converges too, to
 //! the same point: Solved, 4251 iterations, 25 NLPs, 416.86 s, objective 300.37218, max G H
 //! 6.0e-8 (ours in that run: 2814 iterations, 12.41 s; time ratio 0.03, iterations 0.66);
