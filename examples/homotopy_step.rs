@@ -51,7 +51,7 @@ fn main() -> Result<(), Box<dyn Error>> {
             s.sigma, s.status, s.iterations, s.comp_residual
         );
     }
-    print_pairs(&mpcc, &nlp, &comp, &r.x, &p, "after the warm-up steps")?;
+    print_pairs(&mpcc, &comp, &r.x, &p, "after the warm-up steps")?;
     let (l, zl, zu) = m.duals();
     let (l, zl, zu) = (l.to_vec(), zl.to_vec(), zu.to_vec());
     // σ as the homotopy computes it (repeated multiplication: the last digit matters, a step
@@ -84,7 +84,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         let st = ipm.solve(relaxed, &p, warm)?;
         eprintln!("ours: {st:?}, {} iterations", ipm.info().iterations);
         let x = ipm.solution().x.to_vec();
-        print_pairs(&mpcc, &nlp, &comp, &x, &p, "at our end point")?;
+        print_pairs(&mpcc, &comp, &x, &p, "at our end point")?;
         print_rows(&mpcc, &nlp, &x, &p)?;
     }
     if which == "both" || which == "ipopt" {
@@ -102,13 +102,11 @@ fn main() -> Result<(), Box<dyn Error>> {
 /// The pairs farthest from complementarity (largest `min(G, H)`) at `x`, with their origin.
 fn print_pairs(
     mpcc: &Mpcc,
-    nlp: &dyn Nlp,
     comp: &dyn Complementarity,
     x: &[f64],
     p: &[f64],
     when: &str,
 ) -> Result<(), Box<dyn Error>> {
-    let _ = nlp;
     let k = comp.n_pairs();
     let (mut g, mut h) = (vec![0.0; k], vec![0.0; k]);
     comp.eval(x, p, &mut g, &mut h)?;

@@ -12,8 +12,8 @@ use super::settings::MpccSettings;
 /// then `σ_s κ^{1/4}`, …; at most `r` times per step); retries do not count as steps. After a
 /// solved step with factor `f` the next one uses `max(f², κ)`, so a hard stretch of the path is
 /// walked in short steps and the step grows back to κ once it is easy again. When the retries
-/// of a step are used up, the homotopy goes on as without retries (from the last solved point,
-/// `σ ← κ σ`), and retries resume after the next solved step.
+/// of a step are used up, the homotopy goes on as without retries (`σ ← κ σ` from the failed
+/// σ, started from the last solved point), and retries resume after the next solved step.
 #[derive(Clone, Debug)]
 pub(crate) struct Schedule {
     /// σ of the next relaxed NLP.
