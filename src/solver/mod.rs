@@ -30,7 +30,9 @@ pub mod status;
 pub use ad_nlp::HessianApproximation;
 pub use error::{EvalError, SolverError};
 pub use ipm::{Ipm, Solution, Start};
-pub use mpcc::{MpccResult, MpccSettings, MpccSolver, Polish, Relaxation, StopMeasure, WarmPoint};
+pub use mpcc::{
+    MpccResult, MpccSettings, MpccSolver, Polish, Relaxation, SigmaUpdate, StopMeasure, WarmPoint,
+};
 pub use nlp::{Complementarity, Nlp, VariablePairs, INF_BOUND};
 pub use settings::{MuStrategy, Settings};
 pub use status::{Info, IterStats, Status, Timers};

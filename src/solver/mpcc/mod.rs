@@ -15,7 +15,7 @@ mod schedule;
 mod settings;
 
 pub use relaxed::{Relaxation, RelaxedNlp};
-pub use settings::{MpccSettings, Polish, StopMeasure};
+pub use settings::{MpccSettings, Polish, SigmaUpdate, StopMeasure};
 
 use super::error::SolverError;
 use super::ipm::{Ipm, Start};

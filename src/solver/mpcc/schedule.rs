@@ -2,49 +2,77 @@
 //! ([`MpccSettings::step_retries`]). Shared by [`MpccSolver`](super::MpccSolver) and the IPOPT
 //! baseline, so that both follow the same sequence.
 
-use super::settings::MpccSettings;
+use super::settings::{MpccSettings, SigmaUpdate};
 
 /// σ of the next relaxed NLP and the bookkeeping behind it.
 ///
-/// Without retries this is `σ_{k+1} = κ σ_k` for `max_homotopy_steps` steps. With
+/// Without retries this is the update rule (`σ_{k+1} = κ σ_k`, or the superlinear
+/// `max(σ_N, min(κ σ_k, σ_k^η))`, spec §5.4) for `max_homotopy_steps` steps. With
 /// `step_retries = r`, a relaxed NLP that fails after an earlier one was solved is tried again
-/// from that solved point `σ_s` with the square root of the factor that failed (`σ_s κ^{1/2}`,
-/// then `σ_s κ^{1/4}`, …; at most `r` times per step); retries do not count as steps. After a
-/// solved step with factor `f` the next one uses `max(f², κ)`, so a hard stretch of the path is
-/// walked in short steps and the step grows back to κ once it is easy again. When the retries
-/// of a step are used up, the homotopy goes on as without retries (`σ ← κ σ` from the failed
-/// σ, started from the last solved point), and retries resume after the next solved step.
+/// from that solved point `σ_s` with the square root of the ratio that failed (`σ_s κ^{1/2}`,
+/// then `σ_s κ^{1/4}`, … for the linear rule; at most `r` times per step); retries do not
+/// count as steps. After a solved step with ratio `f` the next σ is `max(σ f², rule(σ))`, so a
+/// hard stretch of the path is walked in short steps and the step grows back to the rule's once
+/// it is easy again. When the retries of a step are used up, the homotopy goes on as without
+/// retries (the rule applied to the failed σ, started from the last solved point), and retries
+/// resume after the next solved step.
 #[derive(Clone, Debug)]
 pub(crate) struct Schedule {
     /// σ of the next relaxed NLP.
     pub sigma: f64,
     kappa: f64,
-    /// Factor of the next relaxed NLP against the last solved (or failed) σ.
-    factor: f64,
+    rule: SigmaUpdate,
+    eta: f64,
+    /// `σ_N` of the superlinear rule (0 for the linear one).
+    floor: f64,
+    /// σ of the next relaxed NLP over the σ it was derived from (the last solved or failed).
+    ratio: f64,
     solved: Option<f64>,
     retries: usize,
     retries_left: usize,
     counted: usize,
     max_steps: usize,
+    /// The superlinear rule reached `σ_N`: no further steps.
+    done: bool,
 }
 
 impl Schedule {
     pub fn new(st: &MpccSettings) -> Schedule {
-        Schedule {
+        let floor = match st.sigma_update {
+            SigmaUpdate::Linear => 0.0,
+            SigmaUpdate::Superlinear => (0.1 * st.comp_tol).min(1e-9),
+        };
+        let mut s = Schedule {
             sigma: st.sigma0,
             kappa: st.kappa,
-            factor: st.kappa,
+            rule: st.sigma_update,
+            eta: st.sigma_update_exponent,
+            floor,
+            ratio: st.kappa,
             solved: None,
             retries: st.step_retries,
             retries_left: st.step_retries,
             counted: 0,
             max_steps: st.max_homotopy_steps,
+            done: false,
+        };
+        s.ratio = s.rule_next(st.sigma0) / st.sigma0;
+        s
+    }
+
+    /// The update rule applied to `sigma`.
+    fn rule_next(&self, sigma: f64) -> f64 {
+        match self.rule {
+            SigmaUpdate::Linear => self.kappa * sigma,
+            SigmaUpdate::Superlinear => (self.kappa * sigma)
+                .min(sigma.powf(self.eta))
+                .max(self.floor),
         }
     }
 
-    /// Whether another step is due (`max_homotopy_steps` not reached).
+    /// Whether another step is due (`max_homotopy_steps` not reached, `σ_N` not passed).
     pub fn more(&self) -> bool {
-        self.counted < self.max_steps
+        self.counted < self.max_steps && !self.done
     }
 
     /// Whether the next relaxed NLP is the first one.
@@ -58,21 +86,26 @@ impl Schedule {
         if !solved && self.retries_left > 0 && self.counted > 0 {
             if let Some(s) = self.solved {
                 self.retries_left -= 1;
-                self.factor = self.factor.sqrt();
-                self.sigma = s * self.factor;
+                self.ratio = self.ratio.sqrt();
+                self.sigma = s * self.ratio;
                 return true;
             }
         }
         self.counted += 1;
-        if solved {
-            self.solved = Some(self.sigma);
+        let base = self.sigma;
+        if self.rule == SigmaUpdate::Superlinear && base <= self.floor {
+            self.done = true;
+        }
+        let next = if solved {
+            self.solved = Some(base);
             self.retries_left = self.retries;
-            self.factor = (self.factor * self.factor).max(self.kappa);
+            (base * self.ratio * self.ratio).max(self.rule_next(base))
         } else {
             self.retries_left = 0;
-            self.factor = self.kappa;
-        }
-        self.sigma *= self.factor;
+            self.rule_next(base)
+        };
+        self.ratio = next / base;
+        self.sigma = next;
         false
     }
 }
@@ -132,6 +165,52 @@ mod tests {
         assert!(!s.advance(true));
         assert!(close(s.sigma, s1 * 0.1 * 0.01));
         assert_eq!(s.counted, 7);
+    }
+
+    #[test]
+    fn the_superlinear_rule_follows_nosnoc_down_to_sigma_n() {
+        // κ = 0.2, η = 1.5 (N's three-cart settings): linear while σ > κ² = 0.04, then σ^1.5,
+        // floored at σ_N = min(0.1 comp_tol, 1e-9) = 1e-10, where the homotopy stops.
+        let mut s = Schedule::new(&MpccSettings {
+            sigma0: 1.0,
+            kappa: 0.2,
+            sigma_update: SigmaUpdate::Superlinear,
+            max_homotopy_steps: 100,
+            comp_tol: 1e-9,
+            ..MpccSettings::default()
+        });
+        let mut seen = Vec::new();
+        while s.more() {
+            seen.push(s.sigma);
+            s.advance(true);
+        }
+        let mut want = vec![1.0, 0.2, 0.04];
+        let mut x: f64 = 0.04;
+        while x > 1e-10 {
+            x = (0.2 * x).min(x.powf(1.5)).max(1e-10);
+            want.push(x);
+        }
+        assert_eq!(want.len(), 8, "{want:?}");
+        assert_eq!(seen.len(), want.len(), "{seen:?}");
+        for (a, b) in seen.iter().zip(&want) {
+            assert!((a - b).abs() <= 1e-12 * b, "{seen:?} vs {want:?}");
+        }
+        assert!((seen[3] - 0.008).abs() < 1e-15 && (seen[4] - 0.008f64.powf(1.5)).abs() < 1e-15);
+    }
+
+    #[test]
+    fn a_failed_superlinear_step_is_retried_at_the_geometric_mean() {
+        let mut s = Schedule::new(&MpccSettings {
+            sigma0: 0.01,
+            kappa: 0.2,
+            sigma_update: SigmaUpdate::Superlinear,
+            step_retries: 1,
+            ..MpccSettings::default()
+        });
+        assert!(!s.advance(true)); // 0.01 solved; next 0.01^1.5 = 1e-3
+        assert!((s.sigma - 1e-3).abs() < 1e-15);
+        assert!(s.advance(false)); // retry at √(0.01 · 1e-3)
+        assert!((s.sigma - 1e-5f64.sqrt()).abs() < 1e-15);
     }
 
     #[test]

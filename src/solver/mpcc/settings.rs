@@ -31,6 +31,17 @@ pub enum StopMeasure {
     Product,
 }
 
+/// Update rule of the relaxation parameter (spec §5.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SigmaUpdate {
+    /// `σ_{k+1} = κ σ_k` (default).
+    Linear,
+    /// `σ_{k+1} = max(σ_N, min(κ σ_k, σ_k^η))` with η = `sigma_update_exponent` and nosnoc's
+    /// floor `σ_N = min(0.1 comp_tol, 1e-9)`; the homotopy stops after the NLP at `σ_N`.
+    Superlinear,
+}
+
 /// Settings of the MPCC homotopy.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -41,6 +52,10 @@ pub struct MpccSettings {
     pub sigma0: f64,
     /// Decrease factor κ: `σ_{k+1} = κ σ_k`.
     pub kappa: f64,
+    /// Update rule of σ (`linear`, default, or `superlinear`).
+    pub sigma_update: SigmaUpdate,
+    /// Exponent η > 1 of the superlinear rule (nosnoc's `homotopy_update_exponent`, 1.5).
+    pub sigma_update_exponent: f64,
     /// Maximum number of homotopy steps (relaxed NLPs, not counting retries).
     pub max_homotopy_steps: usize,
     /// Retries of a failed step with a shorter step in σ (κ^{1/2}, κ^{1/4}, … from the last
@@ -96,6 +111,8 @@ impl Default for MpccSettings {
             relaxation: Relaxation::Scholtes,
             sigma0: 1.0,
             kappa: 0.1,
+            sigma_update: SigmaUpdate::Linear,
+            sigma_update_exponent: 1.5,
             max_homotopy_steps: 12,
             step_retries: 0,
             comp_tol: 1e-9,
@@ -142,6 +159,12 @@ impl MpccSettings {
         }
         if self.max_homotopy_steps == 0 {
             return err("max_homotopy_steps", "must be >= 1".into());
+        }
+        if !(self.sigma_update_exponent > 1.0 && self.sigma_update_exponent.is_finite()) {
+            return err(
+                "sigma_update_exponent",
+                format!("must be > 1, got {}", self.sigma_update_exponent),
+            );
         }
         if self.step_retries > 20 {
             // κ^{1/2^20} differs from 1 by less than 1e-5 for any κ ≥ 1e-5: more is pointless
@@ -197,6 +220,36 @@ mod tests {
             .map(|(k, _)| k)
             .collect();
         assert_eq!(nulls, ["max_wall_time"], "non-finite defaults");
+    }
+
+    #[test]
+    fn the_readme_settings_block_is_the_defaults() {
+        let readme = include_str!("../../../README.md");
+        let start = readme
+            .find("* **Settings**")
+            .and_then(|i| readme[i..].find("```yaml\n").map(|j| i + j + 8))
+            .expect("README has the settings block");
+        let end = start + readme[start..].find("```").expect("block ends");
+        let s: MpccSettings = serde_saphyr::from_str(&readme[start..end]).unwrap();
+        let d = MpccSettings::default();
+        // Every key of the block is a setting and every value the default (the unlimited wall
+        // times are comments: YAML's `.inf` is not accepted in settings files).
+        assert_eq!(s, d);
+        let block = &readme[start..end];
+        let keys = serde_json::to_value(&d).unwrap();
+        for k in keys.as_object().unwrap().keys() {
+            assert!(
+                block.contains(&format!("{k}:")),
+                "README's settings block lacks {k}"
+            );
+        }
+        let ipm = serde_json::to_value(&d.ipm).unwrap();
+        for k in ipm.as_object().unwrap().keys() {
+            assert!(
+                block.contains(&format!(" {k}:")),
+                "README's ipm block lacks {k}"
+            );
+        }
     }
 
     #[test]
