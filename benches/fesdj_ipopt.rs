@@ -74,6 +74,12 @@
 //! idle machine, same command: two_discs ours 3.41 s / IPOPT 26.53 s (ratio 0.13), three_boxes
 //! ours 9.64 s / IPOPT MaxTime 240 s after 3 NLPs (< 0.04), hopper_ocp 0.29 s / 6.03 s (0.05).
 //!
+//! three_boxes.yaml with N's homotopy (κ 0.2 superlinear, impulse blocks at every element,
+//! `step_retries: 4`), 2026-12-04, `FESDJ_BENCH_CONFIGS=three_boxes FESDJ_BENCH_MAX_WALL=240`:
+//! ours Solved, 14339 iterations, 26 NLPs, 71.88 s, objective 358.98109, max G H 9.0e-22;
+//! IPOPT MaxTime after 3 NLPs (2187 iterations, 240.10 s); time ratio < 0.30. The figures
+//! below are of the earlier config (interior impacts only, κ 0.5 linear).
+//!
 //! With `FESDJ_BENCH_CONFIGS=three_boxes FESDJ_BENCH_MAX_WALL=600` IPOPT converges too, to
 //! the same point: Solved, 4251 iterations, 25 NLPs, 416.86 s, objective 300.37218, max G H
 //! 6.0e-8 (ours in that run: 2814 iterations, 12.41 s; time ratio 0.03, iterations 0.66);
