@@ -3,6 +3,7 @@
 //! NLP (15 iterations) and a long step κ = 1e-3: without retries every step after the first
 //! runs out of iterations and the homotopy ends unsolved; with retries the failed step is
 //! retried at σ₁κ^{1/2} and the homotopy reaches f* with complementarity.
+//! `MpccSettings::early_polish_residual` on the same problem: polishing at the first failure.
 
 use fesdj_mpc::solver::problems::{macmpec, Backend};
 use fesdj_mpc::solver::{MpccResult, MpccSettings, MpccSolver, Polish, Status};
@@ -63,4 +64,84 @@ fn with_retries_the_failed_step_is_shortened_and_the_homotopy_solves() {
     // after a step solved with κ^{1/2} the next uses κ again
     assert!((r.steps[3].sigma - r.steps[2].sigma * 1e-3).abs() <= 1e-12 * r.steps[3].sigma);
     assert!(r.steps.iter().any(|s| s.status != Status::Solved));
+}
+
+fn bard1_early(threshold: f64) -> MpccResult {
+    let prob = macmpec::collection(Backend::Dense)
+        .into_iter()
+        .find(|p| p.name == "bard1")
+        .expect("bard1 is in the MacMPEC set");
+    let mut s = MpccSettings {
+        kappa: 1e-3,
+        max_homotopy_steps: 10,
+        polish: Polish::IfNotConverged,
+        early_polish_residual: threshold,
+        ..MpccSettings::default()
+    };
+    s.ipm.max_iter = 15;
+    let mut solver = MpccSolver::new(prob.nlp.as_ref(), prob.comp.as_ref(), s).expect("solver");
+    let r = solver.solve(&[], None).expect("solve runs");
+    for st in &r.steps {
+        eprintln!(
+            "early {threshold:e}: σ {:.3e} {:?} {} it, min(G,H) {:.1e}, f {:.6}",
+            st.sigma, st.status, st.iterations, st.comp_residual, st.objective
+        );
+    }
+    eprintln!(
+        "{:?} f {} its {} hom {}",
+        r.status, r.objective, r.nlp_iterations, r.homotopy_steps
+    );
+    r
+}
+
+#[test]
+fn early_polishing_ends_the_homotopy_at_the_first_failure() {
+    // Off (0) or above the residual of the solved point (0.29 at σ = 1): the homotopy runs its
+    // ten steps, all failed after the first, and the final polishing solves.
+    for threshold in [0.0, 0.1] {
+        let late = bard1_early(threshold);
+        assert_eq!(late.status, Status::Solved);
+        assert_eq!(late.homotopy_steps, 10);
+        assert_eq!(late.steps.len(), 11);
+        assert!(late.polished);
+        assert!((late.objective - 17.0).abs() <= 1e-6);
+    }
+    let late = bard1_early(0.0);
+    // At or above it: polishing is tried at the first failure (σ = 1e-3) from the σ = 1 point
+    // and kept; the same solution (published f* = 17) in a fraction of the iterations.
+    let early = bard1_early(0.5);
+    assert_eq!(early.status, Status::Solved);
+    assert!(early.polished);
+    assert_eq!(early.homotopy_steps, 2, "polishing is not a homotopy step");
+    assert_eq!(early.steps.len(), 3);
+    assert_eq!(early.steps[1].status, Status::MaxIterations);
+    assert_eq!(early.steps[2].sigma, 0.0);
+    assert!(
+        (early.objective - 17.0).abs() <= 1e-6,
+        "f = {}",
+        early.objective
+    );
+    assert!(early.comp_residual <= 1e-9);
+    assert!(early.max_constraint_violation <= 1e-8);
+    assert!(
+        early.nlp_iterations * 2 < late.nlp_iterations,
+        "{} vs {}",
+        early.nlp_iterations,
+        late.nlp_iterations
+    );
+    for (a, b) in early.x.iter().zip(&late.x) {
+        assert!((a - b).abs() <= 1e-6, "{:?} vs {:?}", early.x, late.x);
+    }
+}
+
+#[test]
+fn early_polishing_needs_a_finite_nonnegative_threshold() {
+    for bad in [-1.0, f64::NAN, f64::INFINITY] {
+        let s = MpccSettings {
+            early_polish_residual: bad,
+            ..MpccSettings::default()
+        };
+        let e = s.validate().unwrap_err().to_string();
+        assert!(e.contains("early_polish_residual"), "{e}");
+    }
 }

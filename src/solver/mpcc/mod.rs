@@ -319,6 +319,11 @@ impl<'a> MpccSolver<'a> {
         let mut converged = false;
         let mut last_status = Status::MaxIterations;
         let mut have_solution = false;
+        let mut polished = false;
+        let mut early_attempts = 0usize;
+        // σ of the solved point the last early polish started from (one attempt per point).
+        let mut early_from = f64::NAN;
+        let mut last_solved_sigma = f64::NAN;
         self.relaxed.fix.fill(0);
         while schedule.more() {
             let left = st.max_wall_time - t0.elapsed().as_secs_f64();
@@ -382,6 +387,9 @@ impl<'a> MpccSolver<'a> {
                 self.save_solution();
                 have_solution = true;
             }
+            if ok {
+                last_solved_sigma = sigma;
+            }
             let mut xs = std::mem::take(&mut self.xs);
             xs.copy_from_slice(&self.x);
             let (rmin, _, _) = self.residuals(&xs, p);
@@ -402,15 +410,32 @@ impl<'a> MpccSolver<'a> {
             if status == Status::MaxTime {
                 break;
             }
+            // Early polishing from the last solved point (which `self.x` holds; `rmin` is
+            // its residual), once per solved point.
+            if !ok
+                && st.early_polish_residual > 0.0
+                && st.polish != Polish::Never
+                && last_solved_sigma.is_finite()
+                && last_solved_sigma != early_from
+                && rmin <= st.early_polish_residual
+            {
+                early_from = last_solved_sigma;
+                early_attempts += 1;
+                if self.polish(p, steps, &mut iters, false, t0)? {
+                    polished = true;
+                    converged = true;
+                    last_status = Status::Solved;
+                    break;
+                }
+            }
             // A retry starts from the last solved point, which `self.x` still holds.
             schedule.advance(ok);
         }
-        let homotopy_steps = steps.len();
-        let mut polished = false;
+        let homotopy_steps = steps.len() - early_attempts;
         let want_polish = match st.polish {
             Polish::Never => false,
             Polish::IfNotConverged => !converged,
-            Polish::Always => true,
+            Polish::Always => !polished,
         };
         if want_polish && have_solution {
             polished = self.polish(p, steps, &mut iters, converged, t0)?;

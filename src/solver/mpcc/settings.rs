@@ -68,6 +68,13 @@ pub struct MpccSettings {
     pub stop_measure: StopMeasure,
     /// Polishing step.
     pub polish: Polish,
+    /// Polish early: when a relaxed NLP fails and the last solved point already has
+    /// `max_i min(G_i, H_i)` at most this, the polishing step is tried from that point at once
+    /// (once per solved point); if it is kept the homotopy ends there, otherwise it goes on.
+    /// Saves the retries and steps a homotopy otherwise spends at tiny σ, where relaxed NLPs
+    /// of degenerate problems end in restoration failures although the point is as good as
+    /// polished. 0 (default) turns it off; needs `polish` other than `never`.
+    pub early_polish_residual: f64,
     /// Initial barrier parameter of the warm-started subproblems is `mu_warm_factor σ_k`
     /// (clamped to `[1e-9, 1e-3]`).
     pub mu_warm_factor: f64,
@@ -118,6 +125,7 @@ impl Default for MpccSettings {
             comp_tol: 1e-9,
             stop_measure: StopMeasure::Min,
             polish: Polish::IfNotConverged,
+            early_polish_residual: 0.0,
             mu_warm_factor: 0.1,
             max_wall_time: f64::INFINITY,
             hessian: HessianApproximation::Exact,
@@ -139,11 +147,11 @@ impl Default for MpccSettings {
 }
 
 impl MpccSettings {
-    /// The most relaxed NLPs one homotopy can record: every step with all its retries, plus
-    /// the polishing steps.
+    /// The most relaxed NLPs one homotopy can record: every step with all its retries, one
+    /// early polishing attempt per solved step, plus the polishing steps.
     pub fn max_recorded_steps(&self) -> usize {
         self.max_homotopy_steps
-            .saturating_mul(self.step_retries.saturating_add(1))
+            .saturating_mul(self.step_retries.saturating_add(2))
             .saturating_add(2)
     }
 
@@ -176,6 +184,15 @@ impl MpccSettings {
         }
         if !(self.comp_tol > 0.0) {
             return err("comp_tol", format!("must be > 0, got {}", self.comp_tol));
+        }
+        if !(self.early_polish_residual >= 0.0 && self.early_polish_residual.is_finite()) {
+            return err(
+                "early_polish_residual",
+                format!(
+                    "must be finite and >= 0, got {}",
+                    self.early_polish_residual
+                ),
+            );
         }
         if !(self.mu_warm_factor > 0.0) {
             return err(
