@@ -263,3 +263,45 @@ fn max_speed_keeps_the_quadruped_step_physical() {
         );
     }
 }
+
+/// A step whose impact comes a hair after its start: the 1D ball (restitution 1) 1e-4 above the
+/// ground at −5 m/s hits it 2e-5 s into a 0.15 s step. With γ_h = 0.5 the first element is at
+/// least 0.0375 s long and the step problem is infeasible with the bounds of (15); the
+/// simulator's last attempt frees the step sizes (γ_h = 1) and finds the exact bounce
+/// (analytic: t* from q₀ + v₀t − g t²/2 = 0, v⁺ = −v⁻, free flight after).
+#[test]
+fn an_impact_right_after_the_step_start_is_found_with_free_step_sizes() {
+    let (q0, v0, g, t_end) = (1e-4f64, -5.0f64, 9.81f64, 0.15f64);
+    let t_hit = (v0 + (v0 * v0 + 2.0 * g * q0).sqrt()) / g;
+    let v_plus = -(v0 - g * t_hit);
+    let dt = t_end - t_hit;
+    let (q_end, v_end) = (v_plus * dt - 0.5 * g * dt * dt, v_plus - g * dt);
+    for gamma in ["0.5", "0.9"] {
+        let (doc, _) = run(
+            &[
+                "simulate",
+                "config/bouncing_ball_1d.yaml",
+                "--set",
+                &format!("fesdj.gamma_h={gamma}"),
+                "--set",
+                &format!("initial.q=[{q0}]"),
+                "--set",
+                &format!("initial.v=[{v0}]"),
+                "--set",
+                &format!("simulation={{T_sim: {t_end}, N_sim: 1}}"),
+            ],
+            &format!("hair_{gamma}"),
+        );
+        assert_eq!(doc["status"], "Solved");
+        let imp = doc["impacts"].as_array().unwrap();
+        assert_eq!(imp.len(), 1, "{imp:?}");
+        assert!(
+            (f(&imp[0]["t"]) - t_hit).abs() <= 1e-9,
+            "t* {imp:?} vs {t_hit}"
+        );
+        assert!((f(&imp[0]["Lambda_n"]) - 2.0 * v_plus).abs() <= 1e-7);
+        assert!((final_q(&doc)[0] - q_end).abs() <= 1e-6, "{q_end}");
+        let v = f(&doc["final"]["v"][0]);
+        assert!((v - v_end).abs() <= 1e-6, "{v} vs {v_end}");
+    }
+}

@@ -370,6 +370,12 @@ impl FesdjProblem {
         Ok(())
     }
 
+    /// The transcribed bounds `(lb, ub)` of variable `i` (before any
+    /// [`FesdjProblem::set_variable_bounds`]); `None` out of range.
+    pub fn transcribed_bounds(&self, i: usize) -> Option<(f64, f64)> {
+        Some((*self.lbw0.get(i)?, *self.ubw0.get(i)?))
+    }
+
     /// Bounds of variable `i` for the next solves: `Some((lb, ub))`, or `None` for the
     /// transcribed bounds. For a simulator that restricts a step to a contact mode (e.g. no
     /// impulse at a grid point: `Λ_n = 0` there), see [`Simulator`](super::Simulator).
