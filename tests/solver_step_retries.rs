@@ -8,7 +8,8 @@
 use fesdj_mpc::solver::problems::{macmpec, Backend};
 use fesdj_mpc::solver::{MpccResult, MpccSettings, MpccSolver, Polish, Status};
 
-fn bard1(retries: usize) -> MpccResult {
+/// bard1 with κ = 1e-3, 10 steps and 15 IPM iterations per NLP; `tune` sets the rest.
+fn bard1_with(name: &str, tune: impl FnOnce(&mut MpccSettings)) -> MpccResult {
     let prob = macmpec::collection(Backend::Dense)
         .into_iter()
         .find(|p| p.name == "bard1")
@@ -17,20 +18,30 @@ fn bard1(retries: usize) -> MpccResult {
     let mut s = MpccSettings {
         kappa: 1e-3,
         max_homotopy_steps: 10,
-        polish: Polish::Never,
-        step_retries: retries,
         ..MpccSettings::default()
     };
     s.ipm.max_iter = 15;
+    tune(&mut s);
     let mut solver = MpccSolver::new(prob.nlp.as_ref(), prob.comp.as_ref(), s).expect("solver");
     let r = solver.solve(&[], None).expect("solve runs");
     for st in &r.steps {
         eprintln!(
-            "retries {retries}: σ {:.3e} {:?} {} it, min(G,H) {:.1e}, f {:.6}",
+            "{name}: σ {:.3e} {:?} {} it, min(G,H) {:.1e}, f {:.6}",
             st.sigma, st.status, st.iterations, st.comp_residual, st.objective
         );
     }
+    eprintln!(
+        "{name}: {:?} f {} its {} hom {}",
+        r.status, r.objective, r.nlp_iterations, r.homotopy_steps
+    );
     r
+}
+
+fn bard1(retries: usize) -> MpccResult {
+    bard1_with(&format!("retries {retries}"), |s| {
+        s.polish = Polish::Never;
+        s.step_retries = retries;
+    })
 }
 
 #[test]
@@ -67,31 +78,10 @@ fn with_retries_the_failed_step_is_shortened_and_the_homotopy_solves() {
 }
 
 fn bard1_early(threshold: f64) -> MpccResult {
-    let prob = macmpec::collection(Backend::Dense)
-        .into_iter()
-        .find(|p| p.name == "bard1")
-        .expect("bard1 is in the MacMPEC set");
-    let mut s = MpccSettings {
-        kappa: 1e-3,
-        max_homotopy_steps: 10,
-        polish: Polish::IfNotConverged,
-        early_polish_residual: threshold,
-        ..MpccSettings::default()
-    };
-    s.ipm.max_iter = 15;
-    let mut solver = MpccSolver::new(prob.nlp.as_ref(), prob.comp.as_ref(), s).expect("solver");
-    let r = solver.solve(&[], None).expect("solve runs");
-    for st in &r.steps {
-        eprintln!(
-            "early {threshold:e}: σ {:.3e} {:?} {} it, min(G,H) {:.1e}, f {:.6}",
-            st.sigma, st.status, st.iterations, st.comp_residual, st.objective
-        );
-    }
-    eprintln!(
-        "{:?} f {} its {} hom {}",
-        r.status, r.objective, r.nlp_iterations, r.homotopy_steps
-    );
-    r
+    bard1_with(&format!("early {threshold:e}"), |s| {
+        s.polish = Polish::IfNotConverged;
+        s.early_polish_residual = threshold;
+    })
 }
 
 #[test]
