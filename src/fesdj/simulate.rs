@@ -338,11 +338,12 @@ impl Simulator {
 
     /// The last attempt of [`Simulator::step`] **[ours]**: every step size free in `[0, 2 h̄]`
     /// (γ_h = 1) instead of `[(1 − γ_h) h̄, (1 + γ_h) h̄]`, from the default guess and the
-    /// §4.6 retry guess, both with every state at `x`, then in the impulse-at-one-point modes. An impact within `(1 − γ_h) h̄` of the
-    /// step's start (a state a hair before contact, closing fast) needs a first element that
-    /// short, and its step problem is infeasible with the bounds of (15): the three boxes'
-    /// middle box 5.5e-4 from the left one at −8 m/s hits it 7e-5 s into a 0.4 s step, while
-    /// γ_h = 0.8 keeps the first element ≥ 0.04 s. The bounds are restored afterwards.
+    /// §4.6 retry guess, both with every state at `x`, then in the impulse-at-one-point
+    /// modes. An impact within `(1 − γ_h) h̄` of the step's start (a state a hair before
+    /// contact, closing fast) needs a first element that short, and its step problem is
+    /// infeasible with the bounds of (15): the three boxes' middle box 5.5e-4 from the left
+    /// one at −8 m/s hits it 7e-5 s into a 0.4 s step, while γ_h = 0.8 keeps the first
+    /// element ≥ 0.04 s. The bounds are restored afterwards.
     fn attempt_free_steps(&mut self, x: &[f64]) -> Result<SolveStats, FesdjError> {
         let mut widened = Ok(());
         for &i in &self.step_vars {
