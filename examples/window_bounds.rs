@@ -14,11 +14,16 @@
 //! `--set` overrides as `KEY=VALUE`. Prints status, objective, controls and impacts of both
 //! solves; the release solve starts from the restricted solution with σ₀ = `WINDOW_SIGMA0`
 //! (1e-6). `WINDOW_PRESOLVE=σ` solves without restrictions first and starts the restricted solve
-//! from that solution with σ₀ = σ.
+//! from that solution with σ₀ = σ. `WINDOW_ROLLOUT=u_0,u_1,…` (one scalar control per interval)
+//! starts the restricted solve instead from a rollout of those controls: `fesdj simulate`'s
+//! integrator over each control interval, its step solutions written into the OCP's intervals
+//! (same layout per interval), with σ₀ = `WINDOW_ROLLOUT_SIGMA0` (1e-2). Three boxes with the
+//! controls read off [P]'s Fig. 10: `WINDOW_ROLLOUT=6,-25.5,7,5,3.5,4,6,-1,-4.5,-2,-1,-0.5,-0.3,-0.1,0`.
 
+use fesdj_mpc::cli::run::solve_options;
 use fesdj_mpc::cli::solve::build_ocp;
 use fesdj_mpc::config::Problem;
-use fesdj_mpc::fesdj::{FesdjProblem, Start, Trajectory};
+use fesdj_mpc::fesdj::{FesdjProblem, Simulator, Start, Trajectory};
 use std::error::Error;
 
 fn report(name: &str, t: &Trajectory) {
@@ -34,6 +39,11 @@ fn report(name: &str, t: &Trajectory) {
             i.t, i.contact, i.lambda_n
         );
     }
+    let sf = &t.stage_forces;
+    let box_box: Vec<f64> = (0..sf.lambda_n.first().map_or(0, |l| l.len().min(2)))
+        .map(|c| sf.lambda_n.iter().map(|l| l[c]).fold(0.0, f64::max))
+        .collect();
+    println!("max stage lambda_n of the first two contacts {box_box:?}");
     println!(
         "final q {:?}",
         t.final_state
@@ -57,6 +67,36 @@ fn positions(fp: &FesdjProblem, k0: usize, k1: usize, start_only: bool) -> Vec<V
         }
     }
     out
+}
+
+/// The OCP's primal point from a rollout of `u` (one scalar control per interval).
+fn rollout(problem: &Problem, fp: &FesdjProblem, u: &[f64]) -> Result<Vec<f64>, Box<dyn Error>> {
+    let setup = problem.ocp()?;
+    let n = setup.options.n_intervals;
+    if u.len() != n {
+        return Err(format!("WINDOW_ROLLOUT: {} controls for {n} intervals", u.len()).into());
+    }
+    let mut opts = setup.options.clone();
+    opts.n_intervals = 1;
+    let dt = setup.options.t_final / n as f64;
+    let mut sim = Simulator::new(problem.cls_model()?, dt, &opts, solve_options(problem))?;
+    let mut w = fp.guess().to_vec();
+    let mut x = problem.x0();
+    for (k, uk) in u.iter().enumerate() {
+        let r = sim.step(&x, &[*uk])?;
+        let sp = sim.problem();
+        let sol = sp.solution().ok_or("rollout step without a solution")?;
+        let (src, dst) = (sp.interval_variables(0), fp.interval_variables(k));
+        if src.len() != dst.len() {
+            return Err("rollout: interval layouts differ".into());
+        }
+        for (a, b) in src.iter().zip(dst) {
+            w[*b] = sol[*a];
+        }
+        x.copy_from_slice(sim.state());
+        eprintln!("rollout step {k}: {:?}, x {x:.3?}", r.stats.status);
+    }
+    Ok(w)
 }
 
 fn main() -> Result<(), Box<dyn Error>> {
@@ -97,14 +137,32 @@ fn main() -> Result<(), Box<dyn Error>> {
             idx.push(q[coord]);
         }
     }
-    let t = match presolve {
-        Some(_) => {
-            let w = fp.solution().ok_or("no presolve solution")?.to_vec();
-            fp.solve(Start::Primal(&w))?
-        }
-        None => fp.solve(Start::Guess)?,
+    let roll: Option<Vec<f64>> = match std::env::var("WINDOW_ROLLOUT") {
+        Ok(s) => Some(
+            s.split(',')
+                .map(|x| x.trim().parse::<f64>())
+                .collect::<Result<_, _>>()?,
+        ),
+        Err(_) => None,
     };
-    report("bounded", &t);
+    let t = if let Some(u) = roll {
+        let w = rollout(&problem, &fp, &u)?;
+        let s0 = std::env::var("WINDOW_ROLLOUT_SIGMA0")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(1e-2);
+        fp.set_sigma0(s0)?;
+        fp.solve(Start::Primal(&w))?
+    } else if presolve.is_some() {
+        let w = fp.solution().ok_or("no presolve solution")?.to_vec();
+        fp.solve(Start::Primal(&w))?
+    } else {
+        fp.solve(Start::Guess)?
+    };
+    report("restricted", &t);
+    if idx.is_empty() && fixed.is_empty() {
+        return Ok(());
+    }
     let w = fp.solution().ok_or("no solution")?.to_vec();
     for &i in &idx {
         fp.set_variable_bounds(i, None)?;
