@@ -17,7 +17,8 @@
 //! from that solution with σ₀ = σ. `WINDOW_ROLLOUT=u_0,u_1,…` (one scalar control per interval)
 //! starts the restricted solve instead from a rollout of those controls: `fesdj simulate`'s
 //! integrator over each control interval, its step solutions written into the OCP's intervals
-//! (same layout per interval), with σ₀ = `WINDOW_ROLLOUT_SIGMA0` (1e-2). Three boxes with the
+//! (same layout per interval; fewer controls than intervals: the rest keep the default guess
+//! with the rollout's end state), with σ₀ = `WINDOW_ROLLOUT_SIGMA0` (1e-2). Three boxes with the
 //! controls read off [P]'s Fig. 10: `WINDOW_ROLLOUT=6,-25.5,7,5,3.5,4,6,-1,-4.5,-2,-1,-0.5,-0.3,-0.1,0`.
 
 use fesdj_mpc::cli::run::solve_options;
@@ -73,7 +74,7 @@ fn positions(fp: &FesdjProblem, k0: usize, k1: usize, start_only: bool) -> Vec<V
 fn rollout(problem: &Problem, fp: &FesdjProblem, u: &[f64]) -> Result<Vec<f64>, Box<dyn Error>> {
     let setup = problem.ocp()?;
     let n = setup.options.n_intervals;
-    if u.len() != n {
+    if u.is_empty() || u.len() > n {
         return Err(format!("WINDOW_ROLLOUT: {} controls for {n} intervals", u.len()).into());
     }
     let mut opts = setup.options.clone();
@@ -95,6 +96,15 @@ fn rollout(problem: &Problem, fp: &FesdjProblem, u: &[f64]) -> Result<Vec<f64>, 
         }
         x.copy_from_slice(sim.state());
         eprintln!("rollout step {k}: {:?}, x {x:.3?}", r.stats.status);
+    }
+    // Intervals after the given controls: the default guess with every state at the
+    // rollout's end state.
+    let mut tail = fp.guess().to_vec();
+    fp.write_states(&x, &mut tail)?;
+    for k in u.len()..n {
+        for &i in fp.interval_variables(k) {
+            w[i] = tail[i];
+        }
     }
     Ok(w)
 }
