@@ -305,3 +305,57 @@ fn an_impact_right_after_the_step_start_is_found_with_free_step_sizes() {
         assert!((v - v_end).abs() <= 1e-6, "{v} vs {v_end}");
     }
 }
+
+/// `simulation.fallback_substeps`: the 2D ball of §6.4 (impact at 1/√5 s, slip decelerating at
+/// μ g = 3, stick at 4/3 s, x = 2.966667) in ONE 1.5 s step holds two switches, more than
+/// N_FE = 2 elements resolve, and the step fails; with 4 FESD-J sub-steps on failure it is
+/// exact, and the trajectory holds the sub-steps' samples (the switch times of §6.4).
+#[test]
+fn fallback_substeps_integrate_a_step_with_two_switches_exactly() {
+    let one_step = "simulation={T_sim: 1.5, N_sim: 1, fallback_substeps: 4}";
+    let (doc, _) = run(
+        &["simulate", "config/bouncing_ball_2d.yaml", "--set", one_step],
+        "fallback_2d",
+    );
+    assert_eq!(doc["status"], "Solved");
+    let q = final_q(&doc);
+    assert!((q[0] - 2.966666666666667).abs() <= 1e-6, "{q:?}");
+    assert!(q[1].abs() <= 1e-9);
+    let imp = doc["impacts"].as_array().unwrap();
+    assert_eq!(imp.len(), 1);
+    let t_hit = 1.0 / 5f64.sqrt();
+    assert!((f(&imp[0]["t"]) - t_hit).abs() <= 1e-9);
+    assert!((f(&imp[0]["Lambda_n"]) - 10.0 * t_hit).abs() <= 1e-7);
+    let stick = stick_times(&doc);
+    assert!(
+        stick.iter().any(|t| (t - 4.0 / 3.0).abs() <= 1e-9),
+        "{stick:?}"
+    );
+    // samples of the 4 sub-steps, not of the failed 1.5 s step
+    let t: Vec<f64> = doc["t"].as_array().unwrap().iter().map(f).collect();
+    for tb in [0.375, 0.75, 1.125] {
+        assert!(t.iter().any(|x| (x - tb).abs() <= 1e-12), "{tb} in {t:?}");
+    }
+    assert!((t[t.len() - 1] - 1.5).abs() <= 1e-12);
+
+    // without the fallback the same step fails; fewer than 2 sub-steps is an error naming the key
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli_simulate");
+    let o = Command::new(env!("CARGO_BIN_EXE_fesdj"))
+        .args(["simulate", "config/bouncing_ball_2d.yaml", "--set"])
+        .arg("simulation={T_sim: 1.5, N_sim: 1}")
+        .arg("--output")
+        .arg(dir.join("no_fallback.json"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "a failed step exits 1");
+    let o = Command::new(env!("CARGO_BIN_EXE_fesdj"))
+        .args(["simulate", "config/bouncing_ball_2d.yaml", "--set"])
+        .arg("simulation={T_sim: 1.5, N_sim: 1, fallback_substeps: 1}")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("simulation.fallback_substeps"), "{err}");
+}

@@ -75,6 +75,8 @@ pub struct SimulationSetup {
     pub controls: Vec<Vec<f64>>,
     /// `simulation.max_speed`, one per coordinate.
     pub speed_limits: Option<Vec<f64>>,
+    /// `simulation.fallback_substeps` (≥ 2).
+    pub fallback_substeps: Option<usize>,
 }
 
 /// One number for all `len` entries or a list of exactly `len`; NaN is rejected (infinite
@@ -594,6 +596,12 @@ impl Problem {
                 Some(l)
             }
         };
+        if let Some(n) = s.fallback_substeps.filter(|&n| n < 2) {
+            return Err(invalid(
+                "simulation.fallback_substeps",
+                format!("must be at least 2, got {n}"),
+            ));
+        }
         let mut ocp = Ocp::new(self.cls_model()?, self.x0());
         if n_u > 0 {
             ocp.u_bounds = Some(Bounds::new(controls[0].clone(), controls[0].clone()));
@@ -604,6 +612,7 @@ impl Problem {
             n_steps: s.n_sim,
             controls,
             speed_limits,
+            fallback_substeps: s.fallback_substeps,
         })
     }
 }

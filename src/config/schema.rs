@@ -409,6 +409,10 @@ pub struct SimulationSpec {
     /// (`Simulator::set_speed_limits`).
     #[serde(default)]
     pub max_speed: Option<Numbers>,
+    /// A step whose attempts all fail is integrated again in this many FESD-J sub-steps of the
+    /// same options (`Simulator::set_fallback`; default none). At least 2.
+    #[serde(default)]
+    pub fallback_substeps: Option<usize>,
 }
 
 /// A number or an expression.

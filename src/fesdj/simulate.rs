@@ -420,6 +420,18 @@ impl Simulator {
     /// ([`FesdjProblem::retry_guess_at`]) **[ours]**; last, the same problem with free step
     /// sizes (`Simulator::attempt_free_steps`) **[ours]**.
     pub fn step(&mut self, x: &[f64], u: &[f64]) -> Result<StepResult, FesdjError> {
+        self.step_rec(x, u, None)
+    }
+
+    /// [`Simulator::step`], appending the step's samples from `t0` to a trajectory when `rec`
+    /// is given: this problem's solution, or the sub-steps' solutions when the fallback
+    /// integrated the step.
+    fn step_rec(
+        &mut self,
+        x: &[f64],
+        u: &[f64],
+        rec: Option<(&mut TrajectoryBuilder, f64)>,
+    ) -> Result<StepResult, FesdjError> {
         self.problem.set_initial_state(x)?;
         self.problem.fix_control(0, u)?;
         let warm = self.warm_start && self.have_good;
@@ -496,16 +508,25 @@ impl Simulator {
         }
         self.have_good = stats.status.is_success();
         self.problem.final_state_into(&mut self.x);
+        let mut rec = rec;
+        let mut sub_stepped = false;
         if !stats.status.is_success() {
             if let Some((fine, n_sub)) = self.fallback.as_mut() {
                 // Sub-steps from x: the fine steps' status replaces the failed one (the
                 // fine simulator's last solution then holds the end state, this problem's
-                // solution stays the failed attempt's).
+                // solution stays the failed attempt's; a recorded trajectory gets the
+                // sub-steps' samples).
                 let mut sub = SolveStats::empty();
                 self.x.copy_from_slice(x);
                 fine.have_good = false;
-                for _ in 0..*n_sub {
-                    let r = fine.step(&self.x, u)?;
+                let dt = fine.step_time;
+                for i in 0..*n_sub {
+                    let r = match rec.as_mut() {
+                        Some((b, t0)) => {
+                            fine.step_rec(&self.x, u, Some((&mut **b, *t0 + i as f64 * dt)))?
+                        }
+                        None => fine.step(&self.x, u)?,
+                    };
                     sub.accumulate(&r.stats);
                     self.x.copy_from_slice(&fine.x);
                     if !r.stats.status.is_success() {
@@ -514,7 +535,11 @@ impl Simulator {
                 }
                 stats = merge(stats, sub);
                 retries += 1;
+                sub_stepped = true;
             }
+        }
+        if let (Some((b, t0)), false) = (rec, sub_stepped) {
+            self.problem.append_solution(t0, b);
         }
         stats.retried_steps = usize::from(retries > 0);
         stats.failed_steps = usize::from(!stats.status.is_success());
@@ -546,9 +571,8 @@ impl Simulator {
         let mut t = 0.0;
         self.have_good = false;
         for step in 0..n_sim {
-            let r = self.step(&x, controls.at(step))?;
+            let r = self.step_rec(&x, controls.at(step), Some((&mut b, t)))?;
             stats.accumulate(&r.stats);
-            self.problem.append_solution(t, &mut b);
             // Steps are exactly T_step long (no accumulated round-off in the start times).
             t = (step + 1) as f64 * self.step_time;
             x.copy_from_slice(&self.x);
