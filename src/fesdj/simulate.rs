@@ -263,8 +263,8 @@ impl Simulator {
     /// Sub-stepping: when every attempt of a step fails, integrate the step with `fine`
     /// instead, a simulator of the same model whose step is this one's divided by an integer
     /// `n_sub ≥ 2` (its own attempts, and its own fallback if it has one). Errors if the step
-    /// times do not divide or the state sizes differ. [`Simulator::run`] records the samples of
-    /// this problem's (failed) solution for such a step; its end state is the fine one.
+    /// times do not divide or the state sizes differ. [`Simulator::run`] records the
+    /// sub-steps' samples for such a step; its end state is the fine one.
     pub fn set_fallback(&mut self, mut fine: Simulator) -> Result<(), FesdjError> {
         let ratio = self.step_time / fine.step_time;
         let n_sub = ratio.round();
@@ -430,7 +430,7 @@ impl Simulator {
         &mut self,
         x: &[f64],
         u: &[f64],
-        rec: Option<(&mut TrajectoryBuilder, f64)>,
+        mut rec: Option<(&mut TrajectoryBuilder, f64)>,
     ) -> Result<StepResult, FesdjError> {
         self.problem.set_initial_state(x)?;
         self.problem.fix_control(0, u)?;
@@ -508,7 +508,6 @@ impl Simulator {
         }
         self.have_good = stats.status.is_success();
         self.problem.final_state_into(&mut self.x);
-        let mut rec = rec;
         let mut sub_stepped = false;
         if !stats.status.is_success() {
             if let Some((fine, n_sub)) = self.fallback.as_mut() {
