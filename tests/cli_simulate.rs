@@ -314,7 +314,12 @@ fn an_impact_right_after_the_step_start_is_found_with_free_step_sizes() {
 fn fallback_substeps_integrate_a_step_with_two_switches_exactly() {
     let one_step = "simulation={T_sim: 1.5, N_sim: 1, fallback_substeps: 4}";
     let (doc, _) = run(
-        &["simulate", "config/bouncing_ball_2d.yaml", "--set", one_step],
+        &[
+            "simulate",
+            "config/bouncing_ball_2d.yaml",
+            "--set",
+            one_step,
+        ],
         "fallback_2d",
     );
     assert_eq!(doc["status"], "Solved");
