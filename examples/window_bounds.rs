@@ -55,19 +55,31 @@ fn report(name: &str, t: &Trajectory) {
     );
 }
 
-fn positions(fp: &FesdjProblem, k0: usize, k1: usize, start_only: bool) -> Vec<Vec<usize>> {
+/// Indices of `q_coord` at the state points of intervals `k0..=k1` (or their start points).
+fn positions(
+    fp: &FesdjProblem,
+    coord: usize,
+    k0: usize,
+    k1: usize,
+    start_only: bool,
+) -> Vec<usize> {
     let l = fp.layout();
     let mut out = Vec::new();
     for k in k0..=k1.min(l.n_intervals() - 1) {
         for n in 0..if start_only { 1 } else { l.n_fe(k) } {
             for j in 0..=if start_only { 0 } else { l.n_s + 1 } {
                 if let Some(q) = l.q(k, n, j) {
-                    out.push(q.to_vec());
+                    out.push(q[coord]);
                 }
             }
         }
     }
     out
+}
+
+/// A number from the environment variable `name`, if set and valid.
+fn env_f64(name: &str) -> Option<f64> {
+    std::env::var(name).ok().and_then(|s| s.parse().ok())
 }
 
 /// The OCP's primal point from a rollout of `u` (one scalar control per interval).
@@ -120,9 +132,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     let problem = Problem::load(std::path::Path::new(file), &sets)?;
     let mut fp = build_ocp(&problem)?;
     let mut idx = Vec::new();
-    let presolve: Option<f64> = std::env::var("WINDOW_PRESOLVE")
-        .ok()
-        .and_then(|s| s.parse().ok());
+    let presolve = env_f64("WINDOW_PRESOLVE");
     if let Some(s) = presolve {
         let t = fp.solve(Start::Guess)?;
         report("presolve", &t);
@@ -142,9 +152,9 @@ fn main() -> Result<(), Box<dyn Error>> {
         }
         let (coord, k0, k1): (usize, usize, usize) = (f[0].parse()?, f[1].parse()?, f[2].parse()?);
         let (lo, hi): (f64, f64) = (f[3].parse()?, f[4].parse()?);
-        for q in positions(&fp, k0, k1, f.get(5) == Some(&"start")) {
-            fp.set_variable_bounds(q[coord], Some((lo.max(-1e20), hi.min(1e20))))?;
-            idx.push(q[coord]);
+        for i in positions(&fp, coord, k0, k1, f.get(5) == Some(&"start")) {
+            fp.set_variable_bounds(i, Some((lo.max(-1e20), hi.min(1e20))))?;
+            idx.push(i);
         }
     }
     let roll: Option<Vec<f64>> = match std::env::var("WINDOW_ROLLOUT") {
@@ -157,11 +167,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     };
     let t = if let Some(u) = roll {
         let w = rollout(&problem, &fp, &u)?;
-        let s0 = std::env::var("WINDOW_ROLLOUT_SIGMA0")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(1e-2);
-        fp.set_sigma0(s0)?;
+        fp.set_sigma0(env_f64("WINDOW_ROLLOUT_SIGMA0").unwrap_or(1e-2))?;
         fp.solve(Start::Primal(&w))?
     } else if presolve.is_some() {
         let w = fp.solution().ok_or("no presolve solution")?.to_vec();
@@ -180,11 +186,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     for &k in &fixed {
         fp.release_control(k)?;
     }
-    let s0 = std::env::var("WINDOW_SIGMA0")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1e-6);
-    fp.set_sigma0(s0)?;
+    fp.set_sigma0(env_f64("WINDOW_SIGMA0").unwrap_or(1e-6))?;
     let t = fp.solve(Start::Primal(&w))?;
     report("released", &t);
     Ok(())

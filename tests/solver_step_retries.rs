@@ -86,17 +86,16 @@ fn bard1_early(threshold: f64) -> MpccResult {
 
 #[test]
 fn early_polishing_ends_the_homotopy_at_the_first_failure() {
-    // Off (0) or above the residual of the solved point (0.29 at σ = 1): the homotopy runs its
+    // Off (0) or below the residual of the solved point (0.29 at σ = 1): the homotopy runs its
     // ten steps, all failed after the first, and the final polishing solves.
-    for threshold in [0.0, 0.1] {
-        let late = bard1_early(threshold);
-        assert_eq!(late.status, Status::Solved);
-        assert_eq!(late.homotopy_steps, 10);
-        assert_eq!(late.steps.len(), 11);
-        assert!(late.polished);
-        assert!((late.objective - 17.0).abs() <= 1e-6);
-    }
     let late = bard1_early(0.0);
+    for r in [&late, &bard1_early(0.1)] {
+        assert_eq!(r.status, Status::Solved);
+        assert_eq!(r.homotopy_steps, 10);
+        assert_eq!(r.steps.len(), 11);
+        assert!(r.polished);
+        assert!((r.objective - 17.0).abs() <= 1e-6);
+    }
     // At or above it: polishing is tried at the first failure (σ = 1e-3) from the σ = 1 point
     // and kept; the same solution (published f* = 17) in a fraction of the iterations.
     let early = bard1_early(0.5);

@@ -5,7 +5,7 @@
 
 use super::run::{dry_run, labels, solve_options, spinner, write_outputs, RunArgs, RunError};
 use crate::config::Problem;
-use crate::fesdj::{simulate as fesdj_simulate, Controls, SimulationOptions, Simulator};
+use crate::fesdj::{Controls, SimulationOptions, Simulator};
 
 /// Arguments of `fesdj simulate`.
 #[derive(clap::Args, Debug, Clone)]
@@ -32,6 +32,18 @@ pub fn simulate(args: &SimulateArgs) -> Result<serde_json::Value, RunError> {
         retry: true,
         speed_limits: setup.speed_limits.clone(),
     };
+    let mut sim = Simulator::from_options(problem.cls_model()?, &options)?;
+    if let Some(n) = setup.fallback_substeps {
+        let dt = sim.step_time() / n as f64;
+        let mut fine = Simulator::new(
+            problem.cls_model()?,
+            dt,
+            &options.fesdj,
+            options.solve.clone(),
+        )?;
+        fine.set_strategy(options.warm_start, options.retry);
+        sim.set_fallback(fine)?;
+    }
     let pb = spinner(
         &args.run,
         &format!(
@@ -40,30 +52,7 @@ pub fn simulate(args: &SimulateArgs) -> Result<serde_json::Value, RunError> {
         ),
     );
     let controls = Controls::PerStep(setup.controls.clone());
-    let result = match setup.fallback_substeps {
-        None => fesdj_simulate(problem.cls_model()?, &problem.x0(), &controls, &options),
-        Some(n) => {
-            // As `fesdj::simulate`, with a sub-stepping fallback of the same options.
-            let dt = setup.options.t_final;
-            let mut sim = Simulator::new(
-                problem.cls_model()?,
-                dt,
-                &options.fesdj,
-                options.solve.clone(),
-            )?;
-            let fine = Simulator::new(
-                problem.cls_model()?,
-                dt / n as f64,
-                &options.fesdj,
-                options.solve.clone(),
-            )?;
-            sim.set_fallback(fine)?;
-            if let Some(l) = &options.speed_limits {
-                sim.set_speed_limits(l)?;
-            }
-            sim.run(&problem.x0(), &controls, options.n_sim)
-        }
-    };
+    let result = sim.run(&problem.x0(), &controls, options.n_sim);
     pb.finish_and_clear();
     let doc = serde_json::to_value(result?)?;
     write_outputs(&doc, &labels(&problem, "simulate"), &args.run)?;

@@ -92,9 +92,9 @@ pub struct Simulator {
     fallback: Option<(Box<Simulator>, usize)>,
     /// The speed limits of [`Simulator::set_speed_limits`] (applied to a later fallback too).
     speed_limits: Option<Vec<f64>>,
-    /// Step sizes `h_n` with bounds `0 < (1 − γ_h) h̄ ≤ h ≤ (1 + γ_h) h̄` that the last attempt
-    /// of [`Simulator::step`] widens to `[0, 2 h̄]` (γ_h = 1).
-    step_vars: Vec<usize>,
+    /// Step sizes `h_n` with bounds `0 < (1 − γ_h) h̄ ≤ h ≤ (1 + γ_h) h̄`, each with `2 h̄`: the
+    /// last attempt of [`Simulator::step`] widens their bounds to `[0, 2 h̄]` (γ_h = 1).
+    step_vars: Vec<(usize, f64)>,
 }
 
 /// The contact mode an attempt of [`Simulator::step`] is restricted to, by fixing force
@@ -199,10 +199,9 @@ impl Simulator {
             .layout()
             .elements()
             .filter_map(|e| e.h)
-            .filter(|&i| {
-                problem
-                    .transcribed_bounds(i)
-                    .is_some_and(|(lb, ub)| lb > 0.0 && lb < ub)
+            .filter_map(|i| match problem.transcribed_bounds(i) {
+                Some((lb, ub)) if lb > 0.0 && lb < ub => Some((i, lb + ub)),
+                _ => None,
             })
             .collect();
         Ok(Simulator {
@@ -221,6 +220,31 @@ impl Simulator {
             speed_limits: None,
             step_vars,
         })
+    }
+
+    /// The simulator [`simulate`] runs: steps of `T_sim / N_sim`, the strategy and speed
+    /// limits of `options`.
+    pub fn from_options(
+        model: ClsModel,
+        options: &SimulationOptions,
+    ) -> Result<Simulator, FesdjError> {
+        if options.n_sim == 0 {
+            return Err(FesdjError::InvalidOption {
+                field: "n_sim".into(),
+                why: "must be at least 1".into(),
+            });
+        }
+        let mut sim = Simulator::new(
+            model,
+            options.t_sim / options.n_sim as f64,
+            &options.fesdj,
+            options.solve.clone(),
+        )?;
+        sim.set_strategy(options.warm_start, options.retry);
+        if let Some(l) = &options.speed_limits {
+            sim.set_speed_limits(l)?;
+        }
+        Ok(sim)
     }
 
     /// Bound every velocity a step computes (RK stages and right boundaries, not the given
@@ -345,46 +369,56 @@ impl Simulator {
     /// one at −8 m/s hits it 7e-5 s into a 0.4 s step, while γ_h = 0.8 keeps the first
     /// element ≥ 0.04 s. The bounds are restored afterwards.
     fn attempt_free_steps(&mut self, x: &[f64]) -> Result<SolveStats, FesdjError> {
-        let mut widened = Ok(());
-        for &i in &self.step_vars {
-            if let Some((lb, ub)) = self.problem.transcribed_bounds(i) {
-                widened = widened
-                    .and_then(|()| self.problem.set_variable_bounds(i, Some((0.0, lb + ub))));
-            }
-        }
-        let mut w = std::mem::take(&mut self.start);
-        let r = widened.and_then(|()| {
-            w.copy_from_slice(self.problem.guess());
-            self.problem.write_states(x, &mut w)?;
-            let first = self.problem.solve_only(Start::Primal(&w))?;
-            if first.status.is_success() {
-                return Ok(first);
-            }
-            self.problem.retry_guess(&mut w);
-            self.problem.write_states(x, &mut w)?;
-            Ok(merge(first, self.problem.solve_only(Start::Primal(&w))?))
-        });
-        self.start = w;
-        // Then an impulse at one grid point at a time (the contact modes of `step`).
-        let mut r = r;
-        if self.modes {
-            for a in 0..self.impulse_forces.len() {
-                r = r.and_then(|s| {
-                    if s.status.is_success() {
-                        Ok(s)
-                    } else {
-                        Ok(merge(s, self.attempt(Mode::ImpulseAt(a), x)?))
-                    }
-                });
-            }
-        }
-        let mut reset = Ok(());
-        for &i in &self.step_vars {
-            reset = reset.and_then(|()| self.problem.set_variable_bounds(i, None));
-        }
+        let r = self
+            .free_step_bounds(true)
+            .and_then(|()| self.free_step_attempts(x));
+        let reset = self.free_step_bounds(false);
         let r = r?;
         reset?;
         Ok(r)
+    }
+
+    /// Widen (`free`) or restore the bounds of `step_vars`.
+    fn free_step_bounds(&mut self, free: bool) -> Result<(), FesdjError> {
+        for &(i, ub) in &self.step_vars {
+            self.problem
+                .set_variable_bounds(i, free.then_some((0.0, ub)))?;
+        }
+        Ok(())
+    }
+
+    /// The attempts of [`Simulator::attempt_free_steps`], with the bounds already widened.
+    fn free_step_attempts(&mut self, x: &[f64]) -> Result<SolveStats, FesdjError> {
+        let mut w = std::mem::take(&mut self.start);
+        let r = self.guess_attempts(x, &mut w);
+        self.start = w;
+        let mut stats = r?;
+        let modes = if self.modes {
+            self.impulse_forces.len()
+        } else {
+            0
+        };
+        for a in 0..modes {
+            if stats.status.is_success() {
+                break;
+            }
+            stats = merge(stats, self.attempt(Mode::ImpulseAt(a), x)?);
+        }
+        Ok(stats)
+    }
+
+    /// The default guess, then (if it fails) the §4.6 retry guess, both with every state at
+    /// `x`, written into `w`.
+    fn guess_attempts(&mut self, x: &[f64], w: &mut [f64]) -> Result<SolveStats, FesdjError> {
+        w.copy_from_slice(self.problem.guess());
+        self.problem.write_states(x, w)?;
+        let first = self.problem.solve_only(Start::Primal(w))?;
+        if first.status.is_success() {
+            return Ok(first);
+        }
+        self.problem.retry_guess(w);
+        self.problem.write_states(x, w)?;
+        Ok(merge(first, self.problem.solve_only(Start::Primal(w))?))
     }
 
     /// Enable or disable warm starts and the retry of §4.6 (both on by default).
@@ -520,12 +554,8 @@ impl Simulator {
                 fine.have_good = false;
                 let dt = fine.step_time;
                 for i in 0..*n_sub {
-                    let r = match rec.as_mut() {
-                        Some((b, t0)) => {
-                            fine.step_rec(&self.x, u, Some((&mut **b, *t0 + i as f64 * dt)))?
-                        }
-                        None => fine.step(&self.x, u)?,
-                    };
+                    let sub_rec = rec.as_mut().map(|(b, t0)| (&mut **b, *t0 + i as f64 * dt));
+                    let r = fine.step_rec(&self.x, u, sub_rec)?;
                     sub.accumulate(&r.stats);
                     self.x.copy_from_slice(&fine.x);
                     if !r.stats.status.is_success() {
@@ -600,21 +630,5 @@ pub fn simulate(
     controls: &Controls,
     options: &SimulationOptions,
 ) -> Result<Trajectory, FesdjError> {
-    if options.n_sim == 0 {
-        return Err(FesdjError::InvalidOption {
-            field: "n_sim".into(),
-            why: "must be at least 1".into(),
-        });
-    }
-    let mut sim = Simulator::new(
-        model,
-        options.t_sim / options.n_sim as f64,
-        &options.fesdj,
-        options.solve.clone(),
-    )?;
-    sim.set_strategy(options.warm_start, options.retry);
-    if let Some(l) = &options.speed_limits {
-        sim.set_speed_limits(l)?;
-    }
-    sim.run(x0, controls, options.n_sim)
+    Simulator::from_options(model, options)?.run(x0, controls, options.n_sim)
 }

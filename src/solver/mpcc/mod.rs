@@ -321,9 +321,10 @@ impl<'a> MpccSolver<'a> {
         let mut have_solution = false;
         let mut polished = false;
         let mut early_attempts = 0usize;
-        // σ of the solved point the last early polish started from (one attempt per point).
-        let mut early_from = f64::NAN;
-        let mut last_solved_sigma = f64::NAN;
+        // σ of the last solved point, and of the one the last early polish started from (one
+        // attempt per point).
+        let mut last_solved: Option<f64> = None;
+        let mut early_from: Option<f64> = None;
         self.relaxed.fix.fill(0);
         while schedule.more() {
             let left = st.max_wall_time - t0.elapsed().as_secs_f64();
@@ -388,7 +389,7 @@ impl<'a> MpccSolver<'a> {
                 have_solution = true;
             }
             if ok {
-                last_solved_sigma = sigma;
+                last_solved = Some(sigma);
             }
             let mut xs = std::mem::take(&mut self.xs);
             xs.copy_from_slice(&self.x);
@@ -415,11 +416,11 @@ impl<'a> MpccSolver<'a> {
             if !ok
                 && st.early_polish_residual > 0.0
                 && st.polish != Polish::Never
-                && last_solved_sigma.is_finite()
-                && last_solved_sigma != early_from
+                && last_solved.is_some()
+                && last_solved != early_from
                 && rmin <= st.early_polish_residual
             {
-                early_from = last_solved_sigma;
+                early_from = last_solved;
                 early_attempts += 1;
                 if self.polish(p, steps, &mut iters, false, t0)? {
                     polished = true;
