@@ -159,6 +159,72 @@ pub struct Layout {
 }
 
 impl Layout {
+    /// Every variable index of control interval `k`, in allocation order (the order the
+    /// MPC shift and warm starts copy intervals in).
+    pub fn interval_variables(&self, k: usize) -> Vec<usize> {
+        fn fr(f: &FrictionIndex, out: &mut Vec<usize>) {
+            match f {
+                FrictionIndex::None => {}
+                FrictionIndex::Polyhedral {
+                    lambda_d,
+                    gamma_d,
+                    beta_d,
+                    delta_d,
+                } => {
+                    out.extend(lambda_d);
+                    out.extend([*gamma_d, *beta_d]);
+                    out.extend(delta_d);
+                }
+                FrictionIndex::Conic {
+                    lambda_t,
+                    gamma,
+                    beta,
+                    p_vt,
+                    n_vt,
+                    alpha_vt,
+                } => {
+                    out.extend(lambda_t);
+                    out.extend([*gamma, *beta]);
+                    for v in [p_vt, n_vt, alpha_vt] {
+                        out.extend(v);
+                    }
+                }
+            }
+        }
+        let iv = &self.intervals[k];
+        let mut out = iv.u.clone();
+        for e in &iv.elements {
+            out.extend(e.h);
+            if let Some(imp) = &e.impulse {
+                for v in [&imp.lambda_n, &imp.y_gap, &imp.p_vn, &imp.n_vn] {
+                    out.extend(v);
+                }
+                for f in &imp.friction {
+                    fr(f, &mut out);
+                }
+            }
+            out.extend(&e.left_gap);
+            out.extend(&e.q0);
+            out.extend(&e.v0);
+            for s in &e.stages {
+                for v in [&s.q, &s.v, &s.z_v, &s.lambda_n, &s.y_gap] {
+                    out.extend(v);
+                }
+                for f in &s.friction {
+                    fr(f, &mut out);
+                }
+            }
+            if let Some(r) = &e.right {
+                for v in [&r.q, &r.v, &r.y_gap] {
+                    out.extend(v);
+                }
+                for v in r.p_vt.iter().chain(&r.n_vt) {
+                    out.extend(v);
+                }
+            }
+        }
+        out
+    }
     /// Number of control intervals `N`.
     pub fn n_intervals(&self) -> usize {
         self.intervals.len()

@@ -10,7 +10,7 @@ use crate::solver::{MpccSettings, StopMeasure, WarmPoint};
 
 use super::error::FesdjError;
 use super::extract::Extractor;
-use super::layout::{FrictionIndex, Layout};
+use super::layout::Layout;
 use super::mpcc::PairInfo;
 use super::ocp::Ocp;
 use super::options::FesdjOptions;
@@ -132,72 +132,6 @@ fn dual_buffers(m: usize, n: usize) -> [Vec<f64>; 3] {
     [vec![0.0; m], vec![0.0; n], vec![0.0; n]]
 }
 
-/// Every variable index of control interval `k`, in allocation order.
-fn interval_variables(l: &Layout, k: usize) -> Vec<usize> {
-    fn fr(f: &FrictionIndex, out: &mut Vec<usize>) {
-        match f {
-            FrictionIndex::None => {}
-            FrictionIndex::Polyhedral {
-                lambda_d,
-                gamma_d,
-                beta_d,
-                delta_d,
-            } => {
-                out.extend(lambda_d);
-                out.extend([*gamma_d, *beta_d]);
-                out.extend(delta_d);
-            }
-            FrictionIndex::Conic {
-                lambda_t,
-                gamma,
-                beta,
-                p_vt,
-                n_vt,
-                alpha_vt,
-            } => {
-                out.extend(lambda_t);
-                out.extend([*gamma, *beta]);
-                for v in [p_vt, n_vt, alpha_vt] {
-                    out.extend(v);
-                }
-            }
-        }
-    }
-    let iv = &l.intervals[k];
-    let mut out = iv.u.clone();
-    for e in &iv.elements {
-        out.extend(e.h);
-        if let Some(imp) = &e.impulse {
-            for v in [&imp.lambda_n, &imp.y_gap, &imp.p_vn, &imp.n_vn] {
-                out.extend(v);
-            }
-            for f in &imp.friction {
-                fr(f, &mut out);
-            }
-        }
-        out.extend(&e.left_gap);
-        out.extend(&e.q0);
-        out.extend(&e.v0);
-        for s in &e.stages {
-            for v in [&s.q, &s.v, &s.z_v, &s.lambda_n, &s.y_gap] {
-                out.extend(v);
-            }
-            for f in &s.friction {
-                fr(f, &mut out);
-            }
-        }
-        if let Some(r) = &e.right {
-            for v in [&r.q, &r.v, &r.y_gap] {
-                out.extend(v);
-            }
-            for v in r.p_vt.iter().chain(&r.n_vt) {
-                out.extend(v);
-            }
-        }
-    }
-    out
-}
-
 impl FesdjProblem {
     /// Transcribe `ocp` with `options` (§3–§4.2), compile `f, g, G, H` and their derivatives
     /// through the solver's ad adapter, and build the homotopy solver (§5) once.
@@ -243,7 +177,7 @@ impl FesdjProblem {
         )?;
         let n_w = mpcc.n_w();
         let interval_vars = (0..mpcc.layout.n_intervals())
-            .map(|k| interval_variables(&mpcc.layout, k))
+            .map(|k| mpcc.layout.interval_variables(k))
             .collect();
         Ok(FesdjProblem {
             solver,
