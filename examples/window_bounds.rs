@@ -2,7 +2,9 @@
 //! controls), then release them and solve again warm from that solution: the tool for steering
 //! the homotopy into another local optimum, asking whether it is one of the unrestricted
 //! problem and what it costs (issue 5, three boxes: box 3 held at x ≤ 3 until t = 2.8 gives
-//! a late, impulsive second impact and objective 292.26 < the shipped 358.98).
+//! a late, impulsive second impact and objective 292.26 < the shipped 358.98; [P]'s first seven
+//! controls fixed, then released with `WINDOW_SIGMA0=5e-3`, give [P]'s own optimum with both
+//! impacts, 365.64).
 //!
 //! ```text
 //! cargo run --release --example window_bounds -- config/three_boxes.yaml 4:0:6:-inf:3 [KEY=VALUE ...]
@@ -10,7 +12,9 @@
 //!
 //! Arguments: the problem file, then windows `i:k0:k1:lo:hi` (bounds `lo ≤ q_i ≤ hi` at every
 //! state point of control intervals `k0..=k1`), `i:k0:k1:lo:hi:start` (only at the start point
-//! of each of those intervals) or `u:k:value` (the scalar control of interval `k` fixed), then
+//! of each of those intervals), `u:k:value` (the scalar control of interval `k` fixed),
+//! `u:k:lo:hi` (bounded) or `lam:c:k0:k1:hi` (stage normal forces of contact `c` bounded by
+//! `0 ≤ λ_n ≤ hi` in intervals `k0..=k1`), then
 //! `--set` overrides as `KEY=VALUE`. Prints status, objective, controls and impacts of both
 //! solves; the release solve starts from the restricted solution with σ₀ = `WINDOW_SIGMA0`
 //! (1e-6). `WINDOW_PRESOLVE=σ` solves without restrictions first and starts the restricted solve
@@ -20,6 +24,13 @@
 //! (same layout per interval; fewer controls than intervals: the rest keep the default guess
 //! with the rollout's end state), with σ₀ = `WINDOW_ROLLOUT_SIGMA0` (1e-2). Three boxes with the
 //! controls read off [P]'s Fig. 10: `WINDOW_ROLLOUT=6,-25.5,7,5,3.5,4,6,-1,-4.5,-2,-1,-0.5,-0.3,-0.1,0`.
+//! `WINDOW_SAVE=FILE` writes the restricted solution (JSON), `WINDOW_LOAD=FILE` releases from
+//! such a file instead of solving the restricted problem (the windows are still needed, to know
+//! what to release); `WINDOW_RELEASE_MAX_ITER` caps the release's IPM iterations per NLP.
+//! `WINDOW_GUIDE=u_0,u_1,…` (one per interval) starts it instead from the solution of a guided
+//! problem (the same file with LSQ tracking, control weight `WINDOW_GUIDE_R` (10) and these
+//! controls as per-interval references, solved from the default guess), with σ₀ =
+//! `WINDOW_GUIDE_SIGMA0` (1e-6).
 
 use fesdj_mpc::cli::run::solve_options;
 use fesdj_mpc::cli::solve::build_ocp;
@@ -77,6 +88,20 @@ fn positions(
     out
 }
 
+/// Indices of the stage normal forces `λ_n` of contact `c` in intervals `k0..=k1`.
+fn stage_forces(fp: &FesdjProblem, c: usize, k0: usize, k1: usize) -> Vec<usize> {
+    let l = fp.layout();
+    let mut out = Vec::new();
+    for k in k0..=k1.min(l.n_intervals() - 1) {
+        for n in 0..l.n_fe(k) {
+            for j in 1..=l.n_s {
+                out.push(l.stage(k, n, j).lambda_n[c]);
+            }
+        }
+    }
+    out
+}
+
 /// A number from the environment variable `name`, if set and valid.
 fn env_f64(name: &str) -> Option<f64> {
     std::env::var(name).ok().and_then(|s| s.parse().ok())
@@ -121,6 +146,55 @@ fn rollout(problem: &Problem, fp: &FesdjProblem, u: &[f64]) -> Result<Vec<f64>, 
     Ok(w)
 }
 
+/// The solution of a guided problem: the same file and overrides with LSQ tracking, control
+/// weight `r` and the control reference of interval `k` set to `u[k]`, solved from the
+/// default guess; its variable layout must equal `fp`'s.
+fn guided(
+    file: &str,
+    sets: &[String],
+    fp: &FesdjProblem,
+    u: &[f64],
+    r: f64,
+) -> Result<Vec<f64>, Box<dyn Error>> {
+    let mut sets = sets.to_vec();
+    sets.push("ocp.tracking=lsq".into());
+    sets.push(format!("ocp.R=[{r}]"));
+    let problem = Problem::load(std::path::Path::new(file), &sets)?;
+    let mut gp = build_ocp(&problem)?;
+    if gp.n_w() != fp.n_w() {
+        return Err("guided problem: variable layouts differ".into());
+    }
+    let refs = gp.layout().params.u_ref.clone();
+    if u.len() != refs.len() {
+        return Err(format!(
+            "WINDOW_GUIDE: {} controls for {} intervals",
+            u.len(),
+            refs.len()
+        )
+        .into());
+    }
+    for (k, idx) in refs.iter().enumerate() {
+        for &i in idx {
+            gp.parameters_mut()[i] = u[k];
+        }
+    }
+    let t = gp.solve(Start::Guess)?;
+    report("guided", &t);
+    Ok(gp.solution().ok_or("no guided solution")?.to_vec())
+}
+
+/// A comma-separated list of numbers from the environment variable `name`, if set.
+fn env_list(name: &str) -> Result<Option<Vec<f64>>, Box<dyn Error>> {
+    match std::env::var(name) {
+        Ok(s) => Ok(Some(
+            s.split(',')
+                .map(|x| x.trim().parse::<f64>())
+                .collect::<Result<_, _>>()?,
+        )),
+        Err(_) => Ok(None),
+    }
+}
+
 fn main() -> Result<(), Box<dyn Error>> {
     let args: Vec<String> = std::env::args().collect();
     let file = args
@@ -147,6 +221,24 @@ fn main() -> Result<(), Box<dyn Error>> {
             fixed.push(k);
             continue;
         }
+        if f[0] == "u" && f.len() == 4 {
+            let k: usize = f[1].parse()?;
+            let (lo, hi): (f64, f64) = (f[2].parse()?, f[3].parse()?);
+            for &i in fp.layout().u(k).to_vec().iter() {
+                fp.set_variable_bounds(i, Some((lo, hi)))?;
+                idx.push(i);
+            }
+            continue;
+        }
+        if f[0] == "lam" && f.len() == 5 {
+            let (c, k0, k1): (usize, usize, usize) = (f[1].parse()?, f[2].parse()?, f[3].parse()?);
+            let hi: f64 = f[4].parse()?;
+            for i in stage_forces(&fp, c, k0, k1) {
+                fp.set_variable_bounds(i, Some((0.0, hi)))?;
+                idx.push(i);
+            }
+            continue;
+        }
         if f.len() < 5 {
             return Err(format!("window `{w}`: expected i:k0:k1:lo:hi[:start]").into());
         }
@@ -157,29 +249,53 @@ fn main() -> Result<(), Box<dyn Error>> {
             idx.push(i);
         }
     }
-    let roll: Option<Vec<f64>> = match std::env::var("WINDOW_ROLLOUT") {
-        Ok(s) => Some(
-            s.split(',')
-                .map(|x| x.trim().parse::<f64>())
-                .collect::<Result<_, _>>()?,
-        ),
-        Err(_) => None,
-    };
-    let t = if let Some(u) = roll {
+    let roll = env_list("WINDOW_ROLLOUT")?;
+    let guide = env_list("WINDOW_GUIDE")?;
+    let load = std::env::var("WINDOW_LOAD").ok();
+    let t = if load.is_some() {
+        None
+    } else if let Some(u) = guide {
+        let r = env_f64("WINDOW_GUIDE_R").unwrap_or(10.0);
+        let w = guided(file, &sets, &fp, &u, r)?;
+        fp.set_sigma0(env_f64("WINDOW_GUIDE_SIGMA0").unwrap_or(1e-6))?;
+        Some(fp.solve(Start::Primal(&w))?)
+    } else if let Some(u) = roll {
         let w = rollout(&problem, &fp, &u)?;
         fp.set_sigma0(env_f64("WINDOW_ROLLOUT_SIGMA0").unwrap_or(1e-2))?;
-        fp.solve(Start::Primal(&w))?
+        Some(fp.solve(Start::Primal(&w))?)
     } else if presolve.is_some() {
         let w = fp.solution().ok_or("no presolve solution")?.to_vec();
-        fp.solve(Start::Primal(&w))?
+        Some(fp.solve(Start::Primal(&w))?)
     } else {
-        fp.solve(Start::Guess)?
+        Some(fp.solve(Start::Guess)?)
     };
-    report("restricted", &t);
+    if let Some(t) = &t {
+        report("restricted", t);
+    }
     if idx.is_empty() && fixed.is_empty() {
         return Ok(());
     }
-    let w = fp.solution().ok_or("no solution")?.to_vec();
+    let w: Vec<f64> = match &load {
+        // A restricted solution saved by an earlier run (`WINDOW_SAVE`): only the release runs.
+        Some(path) => serde_json::from_str(&std::fs::read_to_string(path)?)?,
+        None => fp.solution().ok_or("no solution")?.to_vec(),
+    };
+    if w.len() != fp.n_w() {
+        return Err(format!(
+            "restricted point: {} values for {} variables",
+            w.len(),
+            fp.n_w()
+        )
+        .into());
+    }
+    if let Ok(path) = std::env::var("WINDOW_SAVE") {
+        std::fs::write(&path, serde_json::to_string(&w)?)?;
+    }
+    if let Some(n) = env_f64("WINDOW_RELEASE_MAX_ITER") {
+        let mut s = fp.solver_settings().clone();
+        s.ipm.max_iter = n as usize;
+        fp.set_solver_settings(s)?;
+    }
     for &i in &idx {
         fp.set_variable_bounds(i, None)?;
     }
