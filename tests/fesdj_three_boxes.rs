@@ -20,7 +20,9 @@
 //! With our default κ = 0.1 the same problem and homotopy reach a cheaper local optimum that has
 //! [P]'s second impact but not its first, see
 //! `default_kappa_finds_a_cheaper_optimum_with_papers_second_impact`: the OCP has several local
-//! optima (`examples/window_bounds.rs` finds more) and each homotopy path picks one.
+//! optima (`examples/window_bounds.rs` finds more) and each homotopy path picks one. [P]'s own
+//! optimum, with both of its impacts, is one of them, reached from [P]'s first controls:
+//! `papers_first_controls_lead_to_papers_optimum_with_both_impacts`.
 
 use fesdj_mpc::cli::solve::build_ocp;
 use fesdj_mpc::config::Problem;
@@ -336,9 +338,15 @@ fn default_kappa_finds_a_cheaper_optimum_with_papers_second_impact() {
     let lam_n = &tr.stage_forces.lambda_n;
     let max_l1 = lam_n.iter().map(|l| l[0]).fold(0.0, f64::max);
     assert!(max_l1 > 1.0, "max λ_n¹ = {max_l1}");
-    // [P]'s second impact: Λ ≈ 4.0 (box 3 from rest to the speed that slides it the 2 m to its
-    // reference against μ g: v₃⁺ = √(2 · 2 · μ g) = 2.80, Λ = √2 v₃⁺ = 3.96), e = 0.5, at zero
-    // gap, and no middle–right force before or after it.
+    papers_second_impact(&tr, j2);
+}
+
+/// [P]'s second impact: Λ ≈ 4.0 (box 3 from rest to the speed that slides it the 2 m to its
+/// reference against μ g: v₃⁺ = √(2 · 2 · μ g) = 2.80, Λ = √2 v₃⁺ = 3.96), e = 0.5, at zero
+/// gap, and no middle–right force before or after it.
+fn papers_second_impact(tr: &Trajectory, j2: &Jump) {
+    let s2 = std::f64::consts::SQRT_2;
+    let lam2 = (j2.post[4] - j2.pre[4]) * s2;
     let i2 = tr.t.iter().position(|&x| x == j2.t).expect("grid time");
     assert!(gap(&tr.q[i2], 1).abs() <= 1e-6, "gap at impact 2");
     let v3 = (2.0 * 2.0 * MU_GROUND * G).sqrt();
@@ -346,6 +354,81 @@ fn default_kappa_finds_a_cheaper_optimum_with_papers_second_impact() {
     assert!(j2.pre[4].abs() <= 1e-6, "box 3 at rest before impact 2");
     let (rel_pre, rel_post) = (j2.pre[4] - j2.pre[2], j2.post[4] - j2.post[2]);
     assert!((rel_post + 0.5 * rel_pre).abs() <= 1e-6 * rel_pre.abs());
-    let max_l2 = lam_n.iter().map(|l| l[1]).fold(0.0, f64::max);
+    let max_l2 = tr
+        .stage_forces
+        .lambda_n
+        .iter()
+        .map(|l| l[1])
+        .fold(0.0, f64::max);
     assert!(max_l2 <= 1e-5, "max λ_n² = {max_l2}");
+}
+
+/// The controls read off [P]'s Fig. 10 (0.4 s intervals).
+const PAPER_U: [f64; 15] = [
+    6.0, -25.5, 7.0, 5.0, 3.5, 4.0, 6.0, -1.0, -4.5, -2.0, -1.0, -0.5, -0.3, -0.1, 0.0,
+];
+
+/// [P]'s own optimum, both impacts in one solve: the shipped problem with its first seven
+/// controls fixed to [P]'s (up to t = 2.8) is solved from the default guess — its homotopy
+/// ends Infeasible near σ ≈ 1e-2 (r⊥ ≈ 1e-2), but its point already has both of [P]'s
+/// impacts — and the unrestricted problem is then solved warm from that point with σ₀ = 5e-3.
+/// This converges (r⊥ ≤ 1e-9) to a local optimum of the shipped OCP with [P]'s structure:
+/// Λ¹ ≈ 5.7 at 0.8 and Λ² ≈ 4.0 at 2.84 ([P]'s figure: ≈ 3.2), both impulsive only (λ_n^{1,2} ≡ 0),
+/// all controls near [P]'s; its objective (365.6) is above the shipped solve's, so our homotopy
+/// from the default guess rightly prefers the cheaper optima.
+#[test]
+fn papers_first_controls_lead_to_papers_optimum_with_both_impacts() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/three_boxes.yaml");
+    let problem = Problem::load(&path, &[]).expect("config loads");
+    let mut fp = build_ocp(&problem).expect("transcription");
+    for (k, u) in PAPER_U.iter().enumerate().take(7) {
+        fp.fix_control(k, &[*u]).expect("fix control");
+    }
+    let restricted = fp.solve(Start::Guess).expect("restricted solve runs");
+    eprintln!(
+        "restricted: {:?} f {:.4} r {:.1e} ({:.1} s)",
+        restricted.status, restricted.objective, restricted.comp_residual, restricted.solve_time_s
+    );
+    let w = fp.solution().expect("restricted point").to_vec();
+    for k in 0..7 {
+        fp.release_control(k).expect("release control");
+    }
+    fp.set_sigma0(5e-3).expect("σ₀");
+    let tr = fp.solve(Start::Primal(&w)).expect("solve runs");
+    let u: Vec<f64> = tr.u.iter().map(|u| u[0]).collect();
+    eprintln!(
+        "released: {:?} f {:.4} r {:.1e} ({:.1} s), u {u:.2?}",
+        tr.status, tr.objective, tr.comp_residual, tr.solve_time_s
+    );
+    assert_eq!(tr.status, Status::Solved);
+    assert!(tr.comp_residual <= 1e-9, "r_⊥ = {:e}", tr.comp_residual);
+    final_state_at_the_reference(&tr);
+    let js = jumps(&tr, 0.05);
+    assert_eq!(js.len(), 2, "two impacts");
+    let s2 = std::f64::consts::SQRT_2;
+    let (j1, j2) = (&js[0], &js[1]);
+    // [P]'s first impact: middle hits left at ≈ −8.1, inelastic, Λ ≈ 5.7, common velocity ≈ −4.0,
+    // and no left–middle force before or after it.
+    let lam1 = -(j1.post[0] - j1.pre[0]) * s2;
+    eprintln!("impact 1 t {:.3} Λ {lam1:.3}; impact 2 t {:.3}", j1.t, j2.t);
+    assert!((0.75..=1.05).contains(&j1.t), "impact 1 at t = {}", j1.t);
+    assert!((lam1 - 5.7).abs() <= 0.3, "Λ¹ = {lam1}");
+    assert!((j1.pre[2] + 8.1).abs() <= 0.4, "v⁻ = {}", j1.pre[2]);
+    assert!((j1.post[2] - j1.post[0]).abs() <= 1e-6, "inelastic");
+    assert!((j1.post[2] + 4.0).abs() <= 0.2, "v⁺ = {}", j1.post[2]);
+    let max_l1 = tr
+        .stage_forces
+        .lambda_n
+        .iter()
+        .map(|l| l[0])
+        .fold(0.0, f64::max);
+    assert!(max_l1 <= 1e-5, "max λ_n¹ = {max_l1}");
+    // [P]'s second impact, later than the cheaper optima's (2.4 and 2.5 s).
+    assert!((2.7..=3.3).contains(&j2.t), "impact 2 at t = {}", j2.t);
+    papers_second_impact(&tr, j2);
+    // The controls: near [P]'s where they are large, small in the tail.
+    for (k, (u, p)) in u.iter().zip(PAPER_U).enumerate() {
+        let tol = if k <= 10 { 0.5 } else { 1.5 };
+        assert!((u - p).abs() <= tol, "u_{k} = {u}, [P]: {p}");
+    }
 }
