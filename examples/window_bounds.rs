@@ -223,6 +223,9 @@ fn main() -> Result<(), Box<dyn Error>> {
         }
         if f[0] == "u" && f.len() == 4 {
             let k: usize = f[1].parse()?;
+            if k >= fp.layout().n_intervals() {
+                return Err(format!("window `{w}`: no interval {k}").into());
+            }
             let (lo, hi): (f64, f64) = (f[2].parse()?, f[3].parse()?);
             for &i in fp.layout().u(k).to_vec().iter() {
                 fp.set_variable_bounds(i, Some((lo, hi)))?;
@@ -233,6 +236,9 @@ fn main() -> Result<(), Box<dyn Error>> {
         if f[0] == "lam" && f.len() == 5 {
             let (c, k0, k1): (usize, usize, usize) = (f[1].parse()?, f[2].parse()?, f[3].parse()?);
             let hi: f64 = f[4].parse()?;
+            if c >= fp.layout().stage(0, 0, 1).lambda_n.len() {
+                return Err(format!("window `{w}`: no contact {c}").into());
+            }
             for i in stage_forces(&fp, c, k0, k1) {
                 fp.set_variable_bounds(i, Some((0.0, hi)))?;
                 idx.push(i);
