@@ -374,8 +374,8 @@ const PAPER_U: [f64; 15] = [
 /// impacts — and the unrestricted problem is then solved warm from that point with σ₀ = 5e-3.
 /// This converges (r⊥ ≤ 1e-9) to a local optimum of the shipped OCP with [P]'s structure:
 /// Λ¹ ≈ 5.7 at 0.8 and Λ² ≈ 4.0 at 2.84 ([P]'s figure: ≈ 3.2), both impulsive only (λ_n^{1,2} ≡ 0),
-/// all controls near [P]'s; its objective (365.6) is above the shipped solve's, so our homotopy
-/// from the default guess rightly prefers the cheaper optima.
+/// all controls near [P]'s. Its objective (365.6) is above the shipped solve's (359.0) and the
+/// κ = 0.1 one's (281.4): a homotopy from the default guess need not end there.
 #[test]
 fn papers_first_controls_lead_to_papers_optimum_with_both_impacts() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/three_boxes.yaml");
