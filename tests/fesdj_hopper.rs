@@ -168,3 +168,87 @@ fn hopper_jumps_forward_and_the_plan_is_physical() {
     assert!(dq <= 0.02, "base max |Δq| {dq:.3e}");
     assert!(dv <= 0.1, "base max |Δv| {dv:.3e}");
 }
+
+/// The staged start `ocp.start` (as `fesdj solve` runs it): with the first controls fixed to
+/// the plain solve's optimal ones, the first solve lands on the plain optimum, the released
+/// second solve converges to a plan no worse, and the reported time and iterations add both
+/// solves'. Bad values are errors naming the key.
+#[test]
+fn staged_start_from_the_optimal_controls_starts_at_the_optimum() {
+    use fesdj_mpc::cli::solve::{build_ocp_with_start, solve_staged};
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/hopper_ocp.yaml");
+    let plain = {
+        let problem = load();
+        let mut fp = build_ocp(&problem).expect("build");
+        fp.solve(Start::Guess).expect("plain solve")
+    };
+    assert_eq!(plain.status, fesdj_mpc::solver::Status::Solved);
+    let fixed: Vec<String> = plain.u[..2]
+        .iter()
+        .map(|u| {
+            let v: Vec<String> = u.iter().map(|x| format!("{x:e}")).collect();
+            format!("[{}]", v.join(","))
+        })
+        .collect();
+    let sets = [
+        format!("ocp.start.fixed_controls=[{}]", fixed.join(",")),
+        "ocp.start.release_sigma0=1e-4".to_string(),
+    ];
+    let problem = Problem::load(&path, &sets).expect("config with ocp.start");
+    let (mut fp, start) = build_ocp_with_start(&problem).expect("build");
+    assert_eq!(start.as_ref().map(|s| s.0.len()), Some(2));
+    let sigma0 = fp.solver_settings().sigma0;
+    let (tr, first) = solve_staged(&mut fp, start.as_ref()).expect("staged solve");
+    let first = first.expect("first solve ran");
+    eprintln!(
+        "plain {:.8} | first {:?} {:.8} | staged {:?} {:.8}",
+        plain.objective, first.status, first.objective, tr.status, tr.objective
+    );
+    // The first solve, with u_0 and u_1 fixed at the plain optimum's values, ends at the plain
+    // optimum's objective (its relaxed NLPs need not all converge) with exactly those controls.
+    assert!(
+        (first.objective - plain.objective).abs() <= 1e-4 * plain.objective.abs(),
+        "{} vs {}",
+        first.objective,
+        plain.objective
+    );
+    for k in 0..2 {
+        for (x, y) in first.u[k].iter().zip(&plain.u[k]) {
+            assert!((x - y).abs() <= 1e-9 * (1.0 + y.abs()), "u_{k}: {x} vs {y}");
+        }
+    }
+    // Released from there, the solve converges and is no worse than that point (here it
+    // finds a slightly cheaper neighbouring optimum: 14.138 vs 14.210).
+    assert_eq!(tr.status, fesdj_mpc::solver::Status::Solved);
+    assert!(tr.comp_residual <= 1e-9, "r = {:e}", tr.comp_residual);
+    assert!(
+        tr.objective <= plain.objective + 1e-6 * plain.objective.abs(),
+        "{} vs {}",
+        tr.objective,
+        plain.objective
+    );
+    assert!(tr.nlp_iterations > first.nlp_iterations);
+    assert!(tr.solve_time_s >= first.solve_time_s);
+    assert_eq!(fp.solver_settings().sigma0, sigma0, "σ₀ restored");
+    // Bad values name the key.
+    for (set, key) in [
+        (
+            "ocp.start={fixed_controls: [], release_sigma0: 1}",
+            "ocp.start.fixed_controls",
+        ),
+        (
+            "ocp.start={fixed_controls: [[1, 2, 3, 4, 5]], release_sigma0: 1}",
+            "ocp.start.fixed_controls[0]",
+        ),
+        (
+            "ocp.start={fixed_controls: [0], release_sigma0: -1}",
+            "ocp.start.release_sigma0",
+        ),
+    ] {
+        let err = Problem::load(&path, &[set.to_string()])
+            .and_then(|p| p.ocp().map(|_| ()))
+            .expect_err(set)
+            .to_string();
+        assert!(err.contains(key), "{set}: {err}");
+    }
+}

@@ -24,7 +24,7 @@
 //! optimum, with both of its impacts, is one of them, reached from [P]'s first controls:
 //! `papers_first_controls_lead_to_papers_optimum_with_both_impacts`.
 
-use fesdj_mpc::cli::solve::build_ocp;
+use fesdj_mpc::cli::solve::{build_ocp, build_ocp_with_start, solve_staged};
 use fesdj_mpc::config::Problem;
 use fesdj_mpc::fesdj::{Start, Trajectory};
 use fesdj_mpc::solver::mpcc::HomotopyStep;
@@ -368,33 +368,33 @@ const PAPER_U: [f64; 15] = [
     6.0, -25.5, 7.0, 5.0, 3.5, 4.0, 6.0, -1.0, -4.5, -2.0, -1.0, -0.5, -0.3, -0.1, 0.0,
 ];
 
-/// [P]'s own optimum, both impacts in one solve: the shipped problem with its first seven
-/// controls fixed to [P]'s (up to t = 2.8) is solved from the default guess — its homotopy
-/// ends Infeasible near σ ≈ 1e-2 (r⊥ ≈ 1e-2), but its point already has both of [P]'s
-/// impacts — and the unrestricted problem is then solved warm from that point with σ₀ = 5e-3.
+/// [P]'s own optimum, both impacts in one solve, through the staged start `ocp.start`: the
+/// shipped problem with its first seven controls fixed to [P]'s (up to t = 2.8) is solved from
+/// the default guess — its homotopy ends Infeasible near σ ≈ 1e-2 (r⊥ ≈ 1e-2), but its point
+/// already has both of [P]'s impacts — and the unrestricted problem is then solved warm from
+/// that point with σ₀ = 5e-3.
 /// This converges (r⊥ ≤ 1e-9) to a local optimum of the shipped OCP with [P]'s structure:
 /// Λ¹ ≈ 5.7 at 0.8 and Λ² ≈ 4.0 at 2.84 ([P]'s figure: ≈ 3.2), both impulsive only (λ_n^{1,2} ≡ 0),
 /// all controls near [P]'s. Its objective (365.6) is above the shipped solve's (359.0) and the
 /// κ = 0.1 one's (281.4): a homotopy from the default guess need not end there.
 #[test]
 fn papers_first_controls_lead_to_papers_optimum_with_both_impacts() {
+    // `fesdj solve config/three_boxes.yaml --set ocp.start.fixed_controls=[…] --set …`.
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/three_boxes.yaml");
-    let problem = Problem::load(&path, &[]).expect("config loads");
-    let mut fp = build_ocp(&problem).expect("transcription");
-    for (k, u) in PAPER_U.iter().enumerate().take(7) {
-        fp.fix_control(k, &[*u]).expect("fix control");
-    }
-    let restricted = fp.solve(Start::Guess).expect("restricted solve runs");
+    let fixed: Vec<String> = PAPER_U[..7].iter().map(|u| u.to_string()).collect();
+    let sets = [
+        format!("ocp.start.fixed_controls=[{}]", fixed.join(",")),
+        "ocp.start.release_sigma0=5e-3".to_string(),
+    ];
+    let problem = Problem::load(&path, &sets).expect("config loads");
+    let (mut fp, start) = build_ocp_with_start(&problem).expect("transcription");
+    let (tr, first) = solve_staged(&mut fp, start.as_ref()).expect("solve runs");
+    let first = first.expect("the staged start ran");
     eprintln!(
-        "restricted: {:?} f {:.4} r {:.1e} ({:.1} s)",
-        restricted.status, restricted.objective, restricted.comp_residual, restricted.solve_time_s
+        "first solve: {:?} f {:.4} r {:.1e} ({:.1} s)",
+        first.status, first.objective, first.comp_residual, first.solve_time_s
     );
-    let w = fp.solution().expect("restricted point").to_vec();
-    for k in 0..7 {
-        fp.release_control(k).expect("release control");
-    }
-    fp.set_sigma0(5e-3).expect("σ₀");
-    let tr = fp.solve(Start::Primal(&w)).expect("solve runs");
+    assert!(tr.solve_time_s >= first.solve_time_s, "times add up");
     let u: Vec<f64> = tr.u.iter().map(|u| u[0]).collect();
     eprintln!(
         "released: {:?} f {:.4} r {:.1e} ({:.1} s), u {u:.2?}",

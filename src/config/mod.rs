@@ -34,6 +34,8 @@
 //!   bounds: {u: {abs: 30}, q: {lb: [..], ub: [..]}, v: {abs: 5}}
 //!   path: {g: ["..."], lb: .., ub: ..}       # default g ≤ 0
 //!   terminal: {g: ["q - 1"]}                 # default g = 0
+//!   start: {fixed_controls: [[1], [2]], release_sigma0: 1e-2}   # fesdj solve: solve with u_0, u_1
+//!                                            # fixed, then released (schema::StartSpec)
 //! simulation: {T_sim: 3, N_sim: 20, u: [..]} # one control vector, or one per step
 //! solver: {sigma0: 1, kappa: 0.1, comp_tol: 1e-9, ipm: {max_iter: 500}}   # MpccSettings
 //! mpc: {rate_hz: 10, steps: 30, plant: {model: {mu: 0.25}}}   # see schema::MpcSpec
@@ -64,5 +66,5 @@ pub use error::ConfigError;
 pub use mpc_build::{MpcSetup, DEFAULT_STEPS};
 pub use ocp_build::{OcpSetup, SimulationSetup};
 pub use problem::{eval_mass_and_gaps, ModelSource, Problem};
-pub use schema::Config;
+pub use schema::{Config, StartSpec};
 pub use symbols::Symbols;

@@ -10,7 +10,7 @@ use crate::mpc::PeriodicReference;
 
 use super::error::{invalid, shape, ConfigError};
 use super::problem::{ModelSource, Problem};
-use super::schema::{BoxSpec, ConstraintSpec, Numbers, OcpSpec, Tracking};
+use super::schema::{BoxSpec, ConstraintSpec, Numbers, OcpSpec, StartSpec, Tracking};
 use super::symbols::{Scope, Symbols};
 use super::tree::{join_index, join_key};
 
@@ -26,6 +26,9 @@ pub struct OcpSetup {
     /// `ocp.x_ref_period`: the periodic reference, and whether it also sets the terminal
     /// reference (no explicit `x_ref_T`).
     pub periodic: Option<(PeriodicReference, bool)>,
+    /// `ocp.start`: the controls fixed in the first solve (intervals `0, 1, …`) and σ₀ of the
+    /// second (see [`StartSpec`](super::schema::StartSpec)).
+    pub start: Option<(Vec<Vec<f64>>, f64)>,
 }
 
 impl OcpSetup {
@@ -128,6 +131,37 @@ fn box_bounds(field: &str, b: &BoxSpec, n: usize) -> Result<(Vec<f64>, Vec<f64>)
         ));
     }
     Ok((lb, ub))
+}
+
+/// The checked `ocp.start` of a horizon of `n` intervals with `n_u` controls.
+fn staged_start(st: &StartSpec, n: usize, n_u: usize) -> Result<(Vec<Vec<f64>>, f64), ConfigError> {
+    let field = "ocp.start.fixed_controls";
+    if st.fixed_controls.is_empty() || st.fixed_controls.len() > n {
+        return Err(invalid(
+            field,
+            format!(
+                "needs 1 to horizon.N = {n} controls, got {}",
+                st.fixed_controls.len()
+            ),
+        ));
+    }
+    let mut fixed = Vec::with_capacity(st.fixed_controls.len());
+    for (k, u) in st.fixed_controls.iter().enumerate() {
+        let f = join_index(field, k);
+        let u = vector(&f, u, n_u)?;
+        if u.iter().any(|x| !x.is_finite()) {
+            return Err(invalid(f, "must be finite"));
+        }
+        fixed.push(u);
+    }
+    let s = st.release_sigma0;
+    if !(s.is_finite() && s > 0.0) {
+        return Err(invalid(
+            "ocp.start.release_sigma0",
+            format!("must be finite and > 0, got {s}"),
+        ));
+    }
+    Ok((fixed, s))
 }
 
 /// Intersect a configured box with model limits; `None` when everything is unbounded.
@@ -519,11 +553,16 @@ impl Problem {
                 "a periodic reference needs LSQ tracking (`tracking: lsq` and nonzero weights)",
             ));
         }
+        let start = match &spec.start {
+            Some(st) => Some(staged_start(st, h.n, n_u)?),
+            None => None,
+        };
         Ok(OcpSetup {
             ocp,
             options,
             x_ref,
             periodic,
+            start,
         })
     }
 

@@ -351,6 +351,29 @@ pub struct OcpSpec {
     /// Terminal constraints `lb ≤ g_T(q, v) ≤ ub` (default `lb = ub = 0`).
     #[serde(default)]
     pub terminal: Option<ConstraintSpec>,
+    /// A staged start of `fesdj solve` **[ours]**, see [`StartSpec`].
+    #[serde(default)]
+    pub start: Option<StartSpec>,
+}
+
+/// A staged start of `fesdj solve` **[ours]**: the OCP is first solved from the default guess
+/// with the controls of its first intervals fixed to `fixed_controls`, then they get their
+/// bounds back and the OCP is solved again from that point with σ₀ = `release_sigma0`. The first
+/// solve need not converge; its point only steers the second into the local optimum near the
+/// given controls (three boxes: [P]'s own optimum from its first seven controls). Used by
+/// `fesdj solve` only (the MPC warm-starts every solve from its last plan).
+///
+/// ```yaml
+/// ocp:
+///   start: {fixed_controls: [6, -25.5, 7], release_sigma0: 5.0e-3}   # u_0, u_1, u_2 (n_u = 1)
+/// ```
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StartSpec {
+    /// Controls of intervals `0, 1, …` (each `n_u` entries, or one number for all).
+    pub fixed_controls: Vec<Numbers>,
+    /// σ₀ of the second solve.
+    pub release_sigma0: f64,
 }
 
 /// Boxes on controls and states.
