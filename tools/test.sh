@@ -15,6 +15,8 @@ if [ -f tools/pinocchio_reference.py ]; then
   python3 tools/pinocchio_reference.py target/reference
 fi
 
+echo "== formulation references (tools/check_formulation_refs.py)"
+python3 tools/check_formulation_refs.py
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy"
