@@ -98,7 +98,7 @@
 //! loop written out here (IPOPT 2863 / 1336); three boxes now converges with the IPM log off
 //! (the partial-`ipm`-section fix), as it did with `solver.ipm.print = true`.
 
-use fesdj_mpc::cli::run::solve_options;
+use fesdj_mpc::app::solve_options;
 use fesdj_mpc::config::Problem;
 use fesdj_mpc::solver::baseline::ipopt_mpcc;
 use fesdj_mpc::solver::{Complementarity, MpccResult, MpccSolver, Nlp, SolverError};

@@ -16,7 +16,7 @@
 //! steps and at our end point, and the original NLP's most violated rows there.
 //! `HOMOTOPY_STEP_KAPPA=f` examines the shorter step σ₀κ^{k−1}·f instead.
 
-use fesdj_mpc::cli::run::solve_options;
+use fesdj_mpc::app::solve_options;
 use fesdj_mpc::config::Problem;
 use fesdj_mpc::fesdj::Mpcc;
 use fesdj_mpc::solver::baseline::{ipopt_solve, WarmStart};

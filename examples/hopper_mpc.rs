@@ -12,7 +12,7 @@
 //! `PLANT_SUBSTEPS=K,L,...` sets the plant's sub-step levels after failed attempts (default
 //! `4,4`; empty for none).
 
-use fesdj_mpc::cli::run::solve_options;
+use fesdj_mpc::app::solve_options;
 use fesdj_mpc::config::Problem;
 use fesdj_mpc::fesdj::{FesdjOptions, FesdjProblem, Simulator, SolveOptions};
 use fesdj_mpc::mpc::{

@@ -14,7 +14,7 @@
 //! and read the inclusive instruction counts (`callgrind_annotate --inclusive=yes cg.out`).
 
 use fesdj_mpc::ad::SparsityPattern;
-use fesdj_mpc::cli::run::solve_options;
+use fesdj_mpc::app::solve_options;
 use fesdj_mpc::config::Problem;
 use fesdj_mpc::fesdj::transcribe;
 use fesdj_mpc::solver::ad_nlp::{AdComplementarity, AdNlp, NlpBounds};

@@ -32,8 +32,8 @@
 //! controls as per-interval references, solved from the default guess), with σ₀ =
 //! `WINDOW_GUIDE_SIGMA0` (1e-6).
 
-use fesdj_mpc::cli::run::solve_options;
-use fesdj_mpc::cli::solve::build_ocp;
+use fesdj_mpc::app::build_ocp;
+use fesdj_mpc::app::solve_options;
 use fesdj_mpc::config::Problem;
 use fesdj_mpc::fesdj::{FesdjProblem, Simulator, Start, Trajectory};
 use std::error::Error;

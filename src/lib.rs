@@ -6,17 +6,18 @@
 //! transcription of complementarity Lagrangian systems into MPCCs; [`solver`] the interior-point
 //! NLP solver and the MPCC homotopy; [`config`] problem files (YAML) → models, OCPs and
 //! simulations; [`mpc`] the receding-horizon controller; [`ros`] the ROS 2 communication layer
-//! (messages, `--ros-args`, parameters, node runtime); [`node`] the MPC provider of the
-//! `fesdj_node` binary; [`cli`] the subcommands of the `fesdj`
+//! (messages, `--ros-args`, parameters, the node runtime and its MPC provider); [`app`] the
+//! application layer that builds problems, controllers and plants from a problem file (used
+//! by the CLI, the node, tests, examples and benches); [`cli`] the subcommands of the `fesdj`
 //! binary.
 #![warn(missing_docs)]
 
 pub mod ad;
+pub mod app;
 pub mod cli;
 pub mod config;
 pub mod fesdj;
 pub mod model;
 pub mod mpc;
-pub mod node;
 pub mod ros;
 pub mod solver;

@@ -7,8 +7,8 @@
 mod hopper_common;
 use hopper_common::foot_height;
 
-use fesdj_mpc::cli::run::solve_options;
-use fesdj_mpc::cli::solve::build_ocp;
+use fesdj_mpc::app::build_ocp;
+use fesdj_mpc::app::solve_options;
 use fesdj_mpc::config::Problem;
 use fesdj_mpc::fesdj::{FesdjOptions, Simulator, Start, Trajectory};
 use std::path::Path;
@@ -175,7 +175,7 @@ fn hopper_jumps_forward_and_the_plan_is_physical() {
 /// solves'. Bad values are errors naming the key.
 #[test]
 fn staged_start_from_the_optimal_controls_starts_at_the_optimum() {
-    use fesdj_mpc::cli::solve::{build_ocp_with_start, solve_staged};
+    use fesdj_mpc::app::{build_ocp_with_start, solve_staged};
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/hopper_ocp.yaml");
     let plain = {
         let problem = load();

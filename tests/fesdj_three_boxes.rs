@@ -24,7 +24,7 @@
 //! optimum, with both of its impacts, is one of them, reached from [P]'s first controls:
 //! `papers_first_controls_lead_to_papers_optimum_with_both_impacts`.
 
-use fesdj_mpc::cli::solve::{build_ocp, build_ocp_with_start, solve_staged};
+use fesdj_mpc::app::{build_ocp, build_ocp_with_start, solve_staged};
 use fesdj_mpc::config::Problem;
 use fesdj_mpc::fesdj::{Start, Trajectory};
 use fesdj_mpc::solver::mpcc::HomotopyStep;

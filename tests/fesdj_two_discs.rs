@@ -14,7 +14,7 @@
 //! * the controls saturate at ±30 late in the manoeuvre ([P]: around t ≈ 3.1–3.4);
 //! * final positions swapped.
 
-use fesdj_mpc::cli::solve::build_ocp;
+use fesdj_mpc::app::build_ocp;
 use fesdj_mpc::config::Problem;
 use fesdj_mpc::fesdj::{Start, Trajectory};
 use fesdj_mpc::solver::Status;

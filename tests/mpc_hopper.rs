@@ -1,6 +1,6 @@
 //! The shipped hopper MPC (`config/hopper_mpc.yaml`) in closed loop against its accurate FESD-J
 //! plant, built exactly as `fesdj mpc` and `fesdj_node` (`sim: true`) build them
-//! (`cli::mpc::build`):
+//! (`app::build_closed_loop`):
 //! * 80 ticks (4 s): every plant step converges, every tick has a verified plan, the hopper
 //!   moves forward by more than 0.5 m, stays upright and hops (flight phases, foot height by
 //!   hand from the state, not by the model);
@@ -17,8 +17,8 @@
 mod hopper_common;
 use hopper_common::{flight_phases, foot_height};
 
-use fesdj_mpc::cli::mpc::build;
-use fesdj_mpc::cli::run::solve_options;
+use fesdj_mpc::app::build_closed_loop;
+use fesdj_mpc::app::solve_options;
 use fesdj_mpc::config::Problem;
 use fesdj_mpc::fesdj::{FesdjOptions, FesdjProblem, Simulator, SolveOptions, Start};
 use fesdj_mpc::mpc::{run_closed_loop, ClosedLoopLog, ClosedLoopOptions, PlanSource};
@@ -33,7 +33,7 @@ fn problem(overrides: &[&str]) -> Problem {
 /// The config with `overrides` built as `fesdj mpc` builds it and run for `steps` ticks with a
 /// generous deadline: the initial state and the log.
 fn closed_loop(overrides: &[&str], steps: usize) -> (Vec<f64>, ClosedLoopLog) {
-    let mut cl = build(problem(overrides)).expect("build");
+    let mut cl = build_closed_loop(problem(overrides)).expect("build");
     let x0 = cl.problem.x0();
     let log = run_closed_loop(
         &mut cl.controller,
@@ -121,7 +121,7 @@ const TOUCHDOWN_U: [f64; 2] = [-0.22663106429580016, 1.400353829546312];
 #[test]
 fn grazing_touchdown_is_integrated_by_the_time_stepping_fallback() {
     let p = problem(&[]);
-    let mut cl = build(p).expect("build");
+    let mut cl = build_closed_loop(p).expect("build");
     let r = cl.plant.step(&TOUCHDOWN_X, &TOUCHDOWN_U).expect("step");
     eprintln!("plant: {:?}", r.stats);
     assert!(r.stats.status.is_success(), "{:?}", r.stats);

@@ -3,7 +3,7 @@
 //! checked against the triangle wave the waypoints describe, evaluated independently here, and
 //! a closed loop that follows it. Bad periods and waypoint times are refused naming the field.
 
-use fesdj_mpc::cli::mpc::build;
+use fesdj_mpc::app::build_closed_loop;
 use fesdj_mpc::config::Problem;
 use std::path::Path;
 use std::time::Duration;
@@ -41,7 +41,7 @@ fn every_solve_tracks_the_wave_at_its_own_time() {
         let s = 0.1 * (k + 1) as f64;
         assert!((r[0] - triangle(s)).abs() < 1e-12, "interval {k}: {}", r[0]);
     }
-    let mut cl = build(problem).unwrap();
+    let mut cl = build_closed_loop(problem).unwrap();
     let layout = cl.controller.problem().layout().clone();
     for t in [0.0, 0.35, 1.27, 7.9] {
         cl.controller
@@ -72,7 +72,7 @@ fn every_solve_tracks_the_wave_at_its_own_time() {
 fn an_explicit_terminal_reference_stays() {
     let mut sets = WAVE.to_vec();
     sets.push("ocp.x_ref_T=[0.3, 0, 0, 0]");
-    let mut cl = build(block_with(&sets).unwrap()).unwrap();
+    let mut cl = build_closed_loop(block_with(&sets).unwrap()).unwrap();
     cl.controller
         .set_state(0.45, &[0.3, 0.0], &[0.0, 0.0])
         .unwrap();
@@ -95,7 +95,7 @@ fn the_closed_loop_follows_the_wave() {
     // `mpc.warm_sigma0` 0.01 or 1 it follows the wave; measured with `fesdj mpc`.)
     let mut sets = WAVE.to_vec();
     sets.push("model.mu=0");
-    let mut cl = build(block_with(&sets).unwrap()).unwrap();
+    let mut cl = build_closed_loop(block_with(&sets).unwrap()).unwrap();
     let x0 = cl.problem.x0();
     let options = fesdj_mpc::mpc::ClosedLoopOptions {
         steps: 30,

@@ -1,6 +1,6 @@
 //! The shipped pushing MPC (`config/pusher_mpc.yaml`, `urdf/pusher_scene.urdf`) in closed loop
 //! against its FESD-J plant, built exactly as `fesdj mpc` and `fesdj_node` (`sim: true`) build
-//! them (`cli::mpc::build`):
+//! them (`app::build_closed_loop`):
 //! * 40 ticks (4 s at 10 Hz): every tick has a verified plan and every plant step converges;
 //!   the box ends within 2 cm of its target (0.75, 0) and within 0.1 rad of yaw 0 (issue 7's
 //!   criteria), it is never lifted off the table, and the tool never enters it (the tool's
@@ -12,8 +12,8 @@
 //!
 //! Deadlines are generous (1 s): solve times are measured by `fesdj mpc`, never asserted here.
 
-use fesdj_mpc::cli::mpc::build;
-use fesdj_mpc::cli::run::solve_options;
+use fesdj_mpc::app::build_closed_loop;
+use fesdj_mpc::app::solve_options;
 use fesdj_mpc::config::Problem;
 use fesdj_mpc::fesdj::{FesdjOptions, Simulator};
 use fesdj_mpc::mpc::{run_closed_loop, ClosedLoopOptions};
@@ -51,7 +51,7 @@ fn face_gaps(q: &[f64]) -> [f64; 2] {
 
 #[test]
 fn shipped_pusher_mpc_pushes_the_box_to_its_target() {
-    let mut cl = build(problem(&[])).expect("build");
+    let mut cl = build_closed_loop(problem(&[])).expect("build");
     let x0 = cl.problem.x0();
     for g in face_gaps(&x0) {
         assert!((g - 0.01).abs() < 1e-6, "starts 1 cm behind the box: {g}");
@@ -103,7 +103,7 @@ fn shipped_pusher_mpc_pushes_the_box_to_its_target() {
 fn plant_step_into_the_box_matches_sub_steps() {
     // The reference solves with Scholtes' relaxation to 1e-9 (the offline settings).
     let p = problem(&["solver.relaxation=scholtes", "solver.comp_tol=1e-9"]);
-    let mut cl = build(problem(&[])).expect("build");
+    let mut cl = build_closed_loop(problem(&[])).expect("build");
     let x0 = cl.problem.x0();
     // The first plan's first control of the shipped loop (recorded from `fesdj mpc`).
     let u = [-0.34, 0.99, 0.007];

@@ -5,8 +5,8 @@
 
 use std::path::PathBuf;
 
+use fesdj_mpc::app::node::{setup, NodeSetup};
 use fesdj_mpc::model::configuration::{zyx_angular_velocity, zyx_to_matrix, zyx_to_quaternion};
-use fesdj_mpc::node::setup;
 use fesdj_mpc::ros::args::RosArgs;
 use fesdj_mpc::ros::msg::Time;
 use fesdj_mpc::ros::provider::{BaseState, PlanProvider, RobotState};
@@ -66,7 +66,11 @@ fn args(list: &[&str]) -> RosArgs {
 #[test]
 fn base_coordinates_come_from_odom() {
     let cfg = quadruped_config();
-    let (config, mut provider, _) = setup(
+    let NodeSetup {
+        config,
+        mut provider,
+        ..
+    } = setup(
         &args(&[
             &format!("config_file:={}", cfg.display()),
             "floating_base:=true",

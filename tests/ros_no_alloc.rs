@@ -50,7 +50,7 @@ fn control_tick_path_does_not_allocate() {
         diag.accepted += 1;
         let state = validator.current(now).unwrap();
         planner.on_state(state);
-        planner.plan(Instant::now(), &mut plan).unwrap();
+        planner.plan(&mut plan).unwrap();
         plan.check(3, 2).unwrap();
         fill_trajectory(&mut trajectory, &plan, 3, state.stamp);
         effort.clear();

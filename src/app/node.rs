@@ -1,13 +1,13 @@
-//! The `fesdj_node` binary's library side: a [`PlanProvider`] over [`mpc::Controller`]
-//! ([`MpcProvider`]) built from a problem file, the embedded demo, and the mapping of ROS
-//! parameters onto the problem file ([`setup`]).
+//! The ROS node built from its parameters: the problem file (or the embedded demo) with the
+//! parameters applied as typed overrides, the controller, the joint map and, with `sim: true`,
+//! the internal plant ([`setup`]).
 //!
 //! * `config_file` (alias `config_path`) names the problem file (`horizon`, `ocp`, `mpc`); empty
 //!   runs the embedded [`DEFAULT_DEMO`] with `sim: true` and `start_enabled: true` (unless given).
 //! * `robot_description_path` (alias `urdf_path`) replaces `model.robot.urdf` of a URDF model.
 //! * `rate_hz`, `horizon.N`, `horizon.T`, `weights.q` + `weights.v` (→ `ocp.Q`), `weights.u`
-//!   (→ `ocp.R`), when given, override the file (`mpc.rate_hz`, `horizon`, `ocp`); otherwise the
-//!   declared parameters show the file's values.
+//!   (→ `ocp.R`), when given, override the file (`mpc.rate_hz`, `horizon`, `ocp`; applied as
+//!   typed [`Override`]s); otherwise the declared parameters show the file's values.
 //! * `joint_names` default to the model's coordinate names (base coordinates of a planar root
 //!   are named as the config names them and travel in `joint_states` like joints); when given
 //!   they must be exactly those names, in any order. `effort_joints` default to the coordinate
@@ -16,29 +16,23 @@
 //!   with a step of `1 / rate_hz`; the node steps it every tick with the published effort and
 //!   publishes its `joint_states`.
 //!
-//! The provider never publishes an unverified plan: the controller verifies every solve, a plan
-//! is handed out only when it is fresh or the remainder of the last verified one; when only the
-//! fallback law is in charge, `plan` fails (no trajectory) and the fallback effort is published
-//! through [`PlanProvider::failure_effort`].
+//! The controller is a [`MpcProvider`]; the plant of `sim: true` a [`SimulatedRobot`] that the
+//! node steps apart from the controller.
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::Duration;
 
 use thiserror::Error;
 
-use crate::cli::mpc::{build, ClosedLoop};
-use crate::cli::run::RunError;
+use super::closed_loop::{build_closed_loop, ClosedLoop};
+use super::BuildError;
+use crate::config::set::Override;
+use crate::config::tree::Tree;
 use crate::config::{ConfigError, ModelSource, Problem};
-use crate::fesdj::Simulator;
-use crate::model::{zyx_from_odometry, RootJoint};
-use crate::mpc::{self, PlanSource};
+use crate::model::RootJoint;
 use crate::ros::args::{ArgsError, RosArgs};
-use crate::ros::msg::Time;
 use crate::ros::params::ParamsError;
-use crate::ros::provider::{Plan, PlanProvider, PlanStatus, ProviderError, RobotState};
-use crate::ros::validate::StateFault;
-use crate::ros::{names, NodeConfig, NodeError};
-use crate::solver::Status;
+use crate::ros::{JointMap, MpcProvider, NodeConfig, NodeError, SimulatedRobot};
 
 /// An embedded demo: a problem file and the URDF it refers to, compiled into the binary.
 #[derive(Clone, Copy, Debug)]
@@ -58,7 +52,7 @@ pub struct Demo {
 /// The sliding block of `config/sliding_block_mpc.yaml`.
 pub const SLIDING_BLOCK: Demo = Demo {
     name: "sliding_block_mpc",
-    config_yaml: include_str!("../config/sliding_block_mpc.yaml"),
+    config_yaml: include_str!("../../config/sliding_block_mpc.yaml"),
     urdf: None,
     overrides: &[],
 };
@@ -73,8 +67,8 @@ pub const SLIDING_BLOCK: Demo = Demo {
 /// controller against the accurate plant offline.
 pub const HOPPER: Demo = Demo {
     name: "hopper_mpc",
-    config_yaml: include_str!("../config/hopper_mpc.yaml"),
-    urdf: Some(("hopper.urdf", include_str!("../urdf/hopper.urdf"))),
+    config_yaml: include_str!("../../config/hopper_mpc.yaml"),
+    urdf: Some(("hopper.urdf", include_str!("../../urdf/hopper.urdf"))),
     overrides: &["mpc.plant.fesdj.use_fesd=false"],
 };
 
@@ -99,7 +93,7 @@ pub enum SetupError {
     Config(#[from] ConfigError),
     /// The controller or plant could not be built.
     #[error(transparent)]
-    Build(#[from] RunError),
+    Build(#[from] BuildError),
     /// A parameter does not fit the model.
     #[error("parameter '{name}': {why}")]
     Mismatch {
@@ -118,35 +112,6 @@ pub enum SetupError {
     },
 }
 
-/// The [`PlanProvider`] of `fesdj_node`: an MPC controller, and with `sim: true` the plant.
-pub struct MpcProvider {
-    controller: mpc::Controller,
-    plant: Option<Simulator>,
-    n_q: usize,
-    /// Coordinate of every joint (joint_names order).
-    joint_coord: Vec<usize>,
-    /// Control of every effort joint (effort_joints order).
-    effort_control: Vec<usize>,
-    /// Coordinate driven by each control.
-    actuated: Vec<usize>,
-    q: Vec<f64>,
-    v: Vec<f64>,
-    plant_x: Vec<f64>,
-    u_plant: Vec<f64>,
-    t: f64,
-    deadline_s: f64,
-    t_origin: Option<Time>,
-    /// The controller's time at `t_origin` (after a reset: where the last run left off, so
-    /// that the controller's time never goes back when the stamps start over).
-    t_base: f64,
-    have_state: bool,
-    enabled: bool,
-    /// `floating_base`: the coordinates of `ZYX_BASE` (set from odom).
-    base_coord: Option<[usize; 6]>,
-    /// Why the last odom could not be mapped to the base coordinates.
-    base_fault: Option<&'static str>,
-}
-
 /// The base coordinates of a `floating_zyx` root, in order.
 const ZYX_BASE: [&str; 6] = [
     "root_x",
@@ -157,227 +122,13 @@ const ZYX_BASE: [&str; 6] = [
     "root_roll",
 ];
 
-impl std::fmt::Debug for MpcProvider {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("MpcProvider")
-            .field("controller", &self.controller)
-            .field("sim", &self.plant.is_some())
-            .finish_non_exhaustive()
-    }
+/// A typed override of the problem file.
+fn set(key: &str, value: Tree) -> Result<Override, ConfigError> {
+    Override::new(key, value)
 }
 
-impl MpcProvider {
-    /// The controller (counters, current plan).
-    pub fn controller(&self) -> &mpc::Controller {
-        &self.controller
-    }
-
-    /// The last state given to [`PlanProvider::on_state`] in the model's coordinates
-    /// (`floating_base`: the base coordinates from odom), positions and velocities.
-    pub fn state(&self) -> (&[f64], &[f64]) {
-        (&self.q, &self.v)
-    }
-
-    /// The controller's command (the plan in charge with its tracking feedback, or the
-    /// fallback law) for the last state, in effort-joint order.
-    fn write_command(&mut self, effort: &mut [f64]) -> Result<(), mpc::MpcError> {
-        let u = self.controller.command(self.t, &self.q, &self.v)?;
-        to_efforts(u, &self.effort_control, effort);
-        Ok(())
-    }
-
-    fn seconds(&mut self, stamp: Time) -> f64 {
-        let origin = *self.t_origin.get_or_insert(stamp);
-        self.t_base + (stamp.to_nanos() - origin.to_nanos()) as f64 * 1e-9
-    }
-}
-
-/// Controls `u` (the model's inputs) in effort-joint order: effort joint `j` takes input
-/// `effort_control[j]`.
-fn to_efforts(u: &[f64], effort_control: &[usize], effort: &mut [f64]) {
-    for (e, &c) in effort.iter_mut().zip(effort_control) {
-        *e = u.get(c).copied().unwrap_or(0.0);
-    }
-}
-
-impl PlanProvider for MpcProvider {
-    fn on_state(&mut self, state: &RobotState) {
-        for (j, &c) in self.joint_coord.iter().enumerate() {
-            self.q[c] = state.position[j];
-            self.v[c] = state.velocity[j];
-        }
-        self.base_fault = None;
-        if let (Some(bc), Some(b)) = (self.base_coord, &state.base) {
-            match zyx_from_odometry(
-                &b.position,
-                &b.orientation,
-                &b.linear_velocity,
-                &b.angular_velocity,
-            ) {
-                Some((qb, vb)) => {
-                    for (k, &c) in bc.iter().enumerate() {
-                        self.q[c] = qb[k];
-                        self.v[c] = vb[k];
-                    }
-                }
-                None => {
-                    self.base_fault = Some(
-                        "odom: orientation not a unit quaternion or at pitch ±90° \
-                         (ZYX rates undefined)",
-                    )
-                }
-            }
-        }
-        self.t = self.seconds(state.stamp);
-        self.have_state = true;
-    }
-
-    fn plan(&mut self, deadline: Instant, plan: &mut Plan) -> Result<(), ProviderError> {
-        if !self.have_state {
-            return Err("no state".into());
-        }
-        if let Some(why) = self.base_fault {
-            return Err(why.into());
-        }
-        self.controller.set_state(self.t, &self.q, &self.v)?;
-        // The problem file's `mpc.deadline_s` bounds the solve (default one control period,
-        // like the node's tick deadline; a longer one lets a cold start finish at the cost of
-        // tick overruns).
-        let _ = deadline;
-        let budget = std::time::Duration::from_secs_f64(self.deadline_s);
-        let p = self.controller.solve(budget)?;
-        let status = match (p.source, p.status) {
-            (PlanSource::Fresh, Status::Solved) => PlanStatus::Solved,
-            (PlanSource::Fresh, _) => PlanStatus::Acceptable,
-            (PlanSource::Previous, _) => PlanStatus::Fallback,
-            (PlanSource::Fallback, _) => {
-                return Err(format!(
-                    "no verified plan (last attempt {:?}): the fallback law is in charge",
-                    p.last_attempt
-                )
-                .into())
-            }
-        };
-        let shift = self.t - p.t0;
-        let first = p.times.iter().position(|&t| t - shift >= 0.0).unwrap_or(0);
-        let k = p.n_points() - first;
-        let nj = self.joint_coord.len();
-        plan.resize(k, nj, self.effort_control.len());
-        let n_int = p.t_u.len().saturating_sub(1);
-        for i in 0..k {
-            let pt = first + i;
-            plan.times[i] = (p.times[pt] - shift).max(0.0);
-            let (q, v) = (p.q_at(pt), p.v_at(pt));
-            // Control of the interval that starts at or before this point (the last one at
-            // the horizon end).
-            let mut interval = 0;
-            while interval + 1 < n_int && p.times[pt] >= p.t_u[interval + 1] - 1e-12 {
-                interval += 1;
-            }
-            let u = &p.u[interval * p.n_u..(interval + 1) * p.n_u];
-            for (j, &c) in self.joint_coord.iter().enumerate() {
-                plan.q[i * nj + j] = q[c];
-                plan.v[i * nj + j] = v[c];
-                plan.u[i * nj + j] = self
-                    .actuated
-                    .iter()
-                    .position(|&a| a == c)
-                    .map_or(0.0, |ui| u[ui]);
-            }
-        }
-        plan.status = status;
-        plan.stats.solve_time = p.solve_time_s;
-        plan.stats.homotopy_steps = p.homotopy_steps as u32;
-        plan.stats.iterations = p.nlp_iterations as u32;
-        plan.stats.deadline_missed = p.last_attempt == Status::MaxTime;
-        Ok(self.write_command(&mut plan.effort)?)
-    }
-
-    fn failure_effort(&mut self, effort: &mut [f64]) -> bool {
-        self.have_state && self.write_command(effort).is_ok()
-    }
-
-    fn track(&mut self, state: &RobotState, effort: &mut [f64]) -> bool {
-        if !self.have_state {
-            // Nothing planned yet: the ticks decide.
-            return false;
-        }
-        self.on_state(state);
-        if self.base_fault.is_some() {
-            return false;
-        }
-        self.write_command(effort).is_ok()
-    }
-
-    fn fallback_effort(&mut self, _fault: &StateFault, effort: &mut [f64]) -> bool {
-        // No valid state: the fallback law at the last positions with zero velocity
-        // (`Controller::stale_command`) replaces the plan's command, which an effort
-        // controller would otherwise keep applying; nothing before the first state.
-        let Some(u) = self.controller.stale_command() else {
-            return false;
-        };
-        to_efforts(u, &self.effort_control, effort);
-        effort.iter().all(|e| e.is_finite())
-    }
-
-    fn sim_state(&mut self, state: &mut RobotState) -> bool {
-        if self.plant.is_none() {
-            return false;
-        }
-        let (q, v) = self.plant_x.split_at(self.n_q);
-        for (j, &c) in self.joint_coord.iter().enumerate() {
-            state.position[j] = q[c];
-            state.velocity[j] = v[c];
-        }
-        true
-    }
-
-    fn sim_step(&mut self, effort: &[f64], _dt: f64) -> Result<(), ProviderError> {
-        let Some(plant) = &mut self.plant else {
-            return Ok(());
-        };
-        self.u_plant.iter_mut().for_each(|u| *u = 0.0);
-        for (&e, &c) in effort.iter().zip(&self.effort_control) {
-            if let Some(u) = self.u_plant.get_mut(c) {
-                *u = if e.is_finite() { e } else { 0.0 };
-            }
-        }
-        let r = plant.step(&self.plant_x, &self.u_plant)?;
-        self.plant_x.copy_from_slice(plant.state());
-        if !r.stats.status.is_success() {
-            return Err(format!("plant step did not converge ({:?})", r.stats.status).into());
-        }
-        Ok(())
-    }
-
-    fn reset(&mut self) -> Result<(), ProviderError> {
-        self.controller.reset();
-        // Times count on from the next state's stamp (after a simulator restart the stamps
-        // start over; the controller's time continues from where it was).
-        self.t_base = self.t;
-        self.t_origin = None;
-        self.have_state = false;
-        Ok(())
-    }
-
-    fn enable(&mut self, enabled: bool) -> Result<(), ProviderError> {
-        self.enabled = enabled;
-        Ok(())
-    }
-}
-
-/// Parameters given explicitly (by `-p` or a params file).
-fn given(args: &RosArgs, fqn: &str) -> Result<Vec<String>, ArgsError> {
-    Ok(args
-        .parameter_overrides(fqn)?
-        .into_iter()
-        .map(|o| o.name)
-        .collect())
-}
-
-fn yaml_list(v: &[f64]) -> String {
-    let items: Vec<String> = v.iter().map(|x| format!("{x:e}")).collect();
-    format!("[{}]", items.join(", "))
+fn list(v: &[f64]) -> Tree {
+    Tree::Seq(v.iter().map(|&x| Tree::Float(x)).collect())
 }
 
 /// Absolute path of a parameter path (relative to the working directory).
@@ -392,26 +143,36 @@ fn absolute(p: &str) -> PathBuf {
     }
 }
 
-/// Build the node configuration and the provider from `--ros-args` and the domain id. Returns
-/// warnings (ignored file parameters) too.
-pub fn setup(
-    args: &RosArgs,
-    domain_id: u16,
-) -> Result<(NodeConfig, MpcProvider, Vec<String>), SetupError> {
+/// What [`setup`] builds: the node's configuration, its controller, the internal plant
+/// (`sim: true`) and warnings (ignored file parameters).
+#[derive(Debug)]
+pub struct NodeSetup {
+    /// The node configuration, with the effective parameter values.
+    pub config: NodeConfig,
+    /// The controller.
+    pub provider: MpcProvider,
+    /// The internal plant (`sim: true`), to attach with `NodeRuntime::set_plant`.
+    pub plant: Option<SimulatedRobot>,
+    /// Warnings (ignored file parameters).
+    pub warnings: Vec<String>,
+}
+
+/// Build the node configuration, the controller and the plant from `--ros-args` and the
+/// domain id.
+pub fn setup(args: &RosArgs, domain_id: u16) -> Result<NodeSetup, SetupError> {
     let (mut config, warnings) = NodeConfig::from_args(args, domain_id)?;
-    let fqn = names::node_fqn(&config.namespace, &config.node_name);
-    let given = given(args, &fqn)?;
+    let given = std::mem::take(&mut config.given);
     let is_given = |names: &[&str]| names.iter().any(|n| given.iter().any(|g| g == n));
     let p = &mut config.params;
-    let mut sets = Vec::new();
+    let mut sets: Vec<Override> = Vec::new();
     if is_given(&["rate_hz"]) {
-        sets.push(format!("mpc.rate_hz={}", p.rate_hz));
+        sets.push(set("mpc.rate_hz", Tree::Float(p.rate_hz))?);
     }
     if is_given(&["horizon.N"]) {
-        sets.push(format!("horizon.N={}", p.horizon_n));
+        sets.push(set("horizon.N", Tree::Int(p.horizon_n))?);
     }
     if is_given(&["horizon.T"]) {
-        sets.push(format!("horizon.T={}", p.horizon_t));
+        sets.push(set("horizon.T", Tree::Float(p.horizon_t))?);
     }
     if is_given(&["weights.q", "weights.v"]) {
         if p.weights_q.is_empty() || p.weights_v.is_empty() {
@@ -422,20 +183,24 @@ pub fn setup(
         }
         let mut w = p.weights_q.clone();
         w.extend_from_slice(&p.weights_v);
-        sets.push(format!("ocp.Q={}", yaml_list(&w)));
+        sets.push(set("ocp.Q", list(&w))?);
     }
     if is_given(&["weights.u"]) && !p.weights_u.is_empty() {
-        sets.push(format!("ocp.R={}", yaml_list(&p.weights_u)));
+        sets.push(set("ocp.R", list(&p.weights_u))?);
     }
     if !p.urdf_path.is_empty() {
-        sets.push(format!(
-            "model.robot.urdf={}",
-            absolute(&p.urdf_path).display()
-        ));
+        let urdf = absolute(&p.urdf_path).display().to_string();
+        sets.push(set("model.robot.urdf", Tree::Str(urdf))?);
     }
     let problem = if p.config_path.is_empty() {
         let demo = DEFAULT_DEMO;
-        sets.splice(0..0, demo.overrides.iter().map(|o| o.to_string()));
+        let mut demo_sets = demo
+            .overrides
+            .iter()
+            .map(|o| crate::config::set::parse_override(o))
+            .collect::<Result<Vec<_>, _>>()?;
+        demo_sets.append(&mut sets);
+        sets = demo_sets;
         if !is_given(&["sim"]) {
             p.sim = true;
         }
@@ -451,16 +216,19 @@ pub fn setup(
                     file: path.display().to_string(),
                     why: e.to_string(),
                 })?;
-            sets.push(format!("model.robot.urdf={}", path.display()));
+            sets.push(set(
+                "model.robot.urdf",
+                Tree::Str(path.display().to_string()),
+            )?);
         }
-        Problem::from_yaml(
+        Problem::from_yaml_with(
             demo.config_yaml,
             Path::new(&format!("<embedded {}>", demo.name)),
             Path::new("."),
             &sets,
         )?
     } else {
-        Problem::load(&absolute(&p.config_path), &sets)?
+        Problem::load_with(&absolute(&p.config_path), &sets)?
     };
     let floating_zyx = matches!(&problem.model,
         ModelSource::Robot(r) if r.model.root == RootJoint::FloatingZyx);
@@ -478,13 +246,12 @@ pub fn setup(
             why: "the internal plant (sim: true) publishes joint_states only, no odom".into(),
         });
     }
-    let cl = build(problem)?;
     let ClosedLoop {
         problem,
         setup,
         controller,
         plant,
-    } = cl;
+    } = build_closed_loop(problem)?;
     let sym = problem.symbols();
     let coords = sym.q.clone();
     // Reflect the effective values in the declared parameters.
@@ -565,29 +332,35 @@ pub fn setup(
             }
         }
     }
-    let n_q = coords.len();
-    let n_u = sym.n_u();
-    let x0 = problem.x0();
-    let provider = MpcProvider {
-        controller,
-        plant: if p.sim { Some(plant) } else { None },
-        n_q,
+    let map = JointMap {
         joint_coord,
         effort_control,
         actuated,
-        q: vec![0.0; n_q],
-        v: vec![0.0; n_q],
-        plant_x: x0,
-        u_plant: vec![0.0; n_u],
-        t: 0.0,
-        deadline_s: setup.deadline_s,
-        t_origin: None,
-        t_base: 0.0,
-        have_state: false,
-        enabled: p.start_enabled,
         base_coord,
-        base_fault: None,
+        n_q: coords.len(),
     };
+    let plant = if p.sim {
+        Some(SimulatedRobot::new(
+            Box::new(plant),
+            problem.x0(),
+            sym.n_u(),
+            map.clone(),
+        ))
+    } else {
+        None
+    };
+    let budget =
+        Duration::try_from_secs_f64(setup.deadline_s).map_err(|e| SetupError::Mismatch {
+            name: "mpc.deadline_s".into(),
+            why: format!("not a solve budget: {e}"),
+        })?;
+    let provider = MpcProvider::new(controller, map, budget, p.start_enabled);
     config.params.validate()?;
-    Ok((config, provider, warnings))
+    config.given = given;
+    Ok(NodeSetup {
+        config,
+        provider,
+        plant,
+        warnings,
+    })
 }

@@ -1,6 +1,6 @@
 //! `fesdj dynamics`: compare our rigid-body dynamics with a Pinocchio reference file.
 //!
-//! The reference (layout of `../shared/reference/dynamics/*.json`, written for a fresh machine
+//! The reference (layout of `target/reference/dynamics/<robot>.json`, written for a fresh machine
 //! by `tools/pinocchio_reference.py`) holds, per variant (`fixed_base`, `floating_base` with a
 //! free-flyer root), Pinocchio's joint table and samples of `q, v, a, tau_aba` with the values
 //! of `M, nle, gravity_torque, tau_rnea, qdd_aba, com` and frame placements/Jacobians. We map
@@ -26,7 +26,7 @@ pub struct DynamicsArgs {
     /// URDF file of the robot.
     #[arg(long, value_name = "FILE")]
     pub urdf: PathBuf,
-    /// Reference JSON (layout of `shared/reference/dynamics/*.json`).
+    /// Reference JSON (layout of `target/reference/dynamics/<robot>.json`, `tools/pinocchio_reference.py`).
     #[arg(long, value_name = "REF.json")]
     pub reference: PathBuf,
     /// Write our values, in the reference's layout, to this file.

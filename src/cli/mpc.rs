@@ -22,12 +22,10 @@ use std::path::PathBuf;
 use serde_json::{json, Value};
 
 use super::plot::{plot_svg, PlotData};
-use super::run::{labels, solve_options, RunError};
+use super::run::{labels, RunError};
+use crate::app::build_closed_loop;
 use crate::config::{MpcSetup, Problem};
-use crate::fesdj::{FesdjOptions, FesdjProblem, Simulator};
-use crate::mpc::{
-    run_closed_loop, ClosedLoopLog, ClosedLoopOptions, Controller, MpcError, PlanSource,
-};
+use crate::mpc::{run_closed_loop, ClosedLoopLog, ClosedLoopOptions, MpcError, PlanSource};
 
 /// Arguments of `fesdj mpc`.
 #[derive(clap::Args, Debug, Clone)]
@@ -47,99 +45,6 @@ pub struct MpcArgs {
     /// Plot states, applied controls and solve times (SVG).
     #[arg(long, value_name = "OUT.svg")]
     pub plot: Option<PathBuf>,
-}
-
-/// The plant's speed limits in multiples of the OCP's velocity bounds (see [`build`]).
-pub const PLANT_SPEED_FACTOR: f64 = 10.0;
-
-/// Time-stepping sub-steps of a plant step whose FESD-J attempts all fail (see [`build`]).
-pub const PLANT_SUBSTEPS: usize = 16;
-
-/// The built pieces of a closed-loop run.
-pub struct ClosedLoop {
-    /// The nominal problem file.
-    pub problem: Problem,
-    /// Its `mpc` section resolved.
-    pub setup: MpcSetup,
-    /// The controller over the OCP.
-    pub controller: Controller,
-    /// The plant (the mismatched model when `mpc.plant` is given).
-    pub plant: Simulator,
-}
-
-/// Build the controller and the plant of a problem file (what `fesdj mpc` and `fesdj_node`
-/// with `sim: true` run).
-pub fn build(problem: Problem) -> Result<ClosedLoop, RunError> {
-    let setup = problem.mpc_setup()?;
-    let ocp = problem.ocp()?;
-    let mut fp = FesdjProblem::new(&ocp.ocp, &ocp.options, solve_options(&problem))?;
-    let mut p = fp.parameters().to_vec();
-    ocp.write_references(fp.layout(), &mut p);
-    fp.set_parameters(&p)?;
-    let n_u = problem.symbols().n_u();
-    let n_c = problem.contact_names().len();
-    let mut controller = Controller::new(fp, n_u, n_c, setup.settings.clone())?;
-    if let Some((r, terminal)) = &ocp.periodic {
-        controller.set_periodic_reference(r.clone(), *terminal)?;
-    }
-    let model = problem.cls_model()?;
-    if model.n_c() > 0 {
-        controller.set_gap_projection(&model, setup.max_penetration)?;
-    }
-    if setup.tail_simulation {
-        // The controller's model, transcription and solver on one control interval.
-        let tail = FesdjOptions {
-            n_intervals: 1,
-            ..ocp.options.clone()
-        };
-        let dt = ocp.options.t_final / ocp.options.n_intervals as f64;
-        let sim = Simulator::new(model, dt, &tail, solve_options(&problem))?;
-        controller.set_tail_simulator(sim)?;
-    }
-    let plant_problem = problem.plant_problem()?;
-    let pp = plant_problem.as_ref().unwrap_or(&problem);
-    let options = FesdjOptions {
-        n_intervals: 1,
-        t_final: setup.dt,
-        // A plant applies an impulse whenever a state needs one, also at a step start (with
-        // the controller's `no_initial_impacts` a landing state makes the step infeasible).
-        no_initial_impacts: false,
-        ..pp.config.fesdj.clone()
-    };
-    let mut plant = Simulator::new(pp.cls_model()?, setup.dt, &options, solve_options(pp))?;
-    // A plant step whose attempts all fail is integrated in PLANT_SUBSTEPS sub-steps of plain
-    // time stepping (a failed plant step ends the run, see `run_closed_loop`). Deviation from
-    // an all-FESD plant, on purpose: FESD's switch detection is degenerate where a contact
-    // grazes (normal velocity and acceleration near 0, contact making and breaking within a
-    // step). A hopper touchdown of this kind (light foot, leg compressing as fast as the body
-    // falls) fails every FESD attempt, also in 8, 16 and 32 sub-steps, while 16 sub-steps of
-    // time stepping (N_FE implicit Euler steps each) solve it in 0.3 s and agree with the 2-
-    // and 4-sub-step FESD solutions to 3e-4 in the state (first order).
-    let fine_dt = setup.dt / PLANT_SUBSTEPS as f64;
-    let stepping = FesdjOptions {
-        use_fesd: false,
-        t_final: fine_dt,
-        ..options
-    };
-    let fine = Simulator::new(pp.cls_model()?, fine_dt, &stepping, solve_options(pp))?;
-    plant.set_fallback(fine)?;
-    // The plant's speeds are bounded by PLANT_SPEED_FACTOR times the OCP's velocity bounds
-    // (where it has them): a guard against the spurious fast roots of implicit steps, see
-    // `Simulator::set_speed_limits`.
-    if let Some(b) = &ocp.ocp.v_bounds {
-        let limits: Vec<f64> =
-            b.lb.iter()
-                .zip(&b.ub)
-                .map(|(l, u)| PLANT_SPEED_FACTOR * l.abs().max(u.abs()))
-                .collect();
-        plant.set_speed_limits(&limits)?;
-    }
-    Ok(ClosedLoop {
-        problem,
-        setup,
-        controller,
-        plant,
-    })
 }
 
 /// The `LOG.json` document of a run.
@@ -249,7 +154,7 @@ pub fn mpc(args: &MpcArgs) -> Result<Value, RunError> {
     for w in &problem.warnings {
         eprintln!("warning: {w}");
     }
-    let mut cl = build(problem)?;
+    let mut cl = build_closed_loop(problem)?;
     let options = ClosedLoopOptions {
         steps: args.steps.unwrap_or(cl.setup.steps),
         deadline_s: cl.setup.deadline_s,

@@ -14,8 +14,9 @@ use thiserror::Error;
 
 use super::check::CheckArgs;
 use super::plot::{plot_svg, PlotData, PlotError, PlotLabels};
+use crate::app::BuildError;
 use crate::config::{ConfigError, Problem};
-use crate::fesdj::{FesdjError, SolveOptions};
+use crate::fesdj::FesdjError;
 
 /// Arguments shared by `fesdj simulate` and `fesdj solve`.
 #[derive(clap::Args, Debug, Clone)]
@@ -70,17 +71,14 @@ pub enum RunError {
     Json(#[from] serde_json::Error),
 }
 
-/// The solve options of a problem file: the `solver` section (MpccSettings) with the default
-/// impact and state thresholds of the trajectory. Unless the file (or `--set`) chooses
-/// `solver.stop_measure`, the FESD-J solve layer's own default (the product measure of §5.5)
-/// applies.
-pub fn solve_options(problem: &Problem) -> SolveOptions {
-    let defaults = SolveOptions::default();
-    let mut solver = problem.config.solver.clone();
-    if !problem.was_set("solver.stop_measure") {
-        solver.stop_measure = defaults.solver.stop_measure;
+impl From<BuildError> for RunError {
+    fn from(e: BuildError) -> RunError {
+        match e {
+            BuildError::Config(e) => RunError::Config(e),
+            BuildError::Fesdj(e) => RunError::Fesdj(e),
+            BuildError::Mpc(e) => RunError::Mpc(e),
+        }
     }
-    SolveOptions { solver, ..defaults }
 }
 
 /// Labels of the plot from the problem's names.

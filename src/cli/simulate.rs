@@ -3,9 +3,10 @@
 //! `simulation.T_sim / N_sim` with the controls `simulation.u`, each from the previous end
 //! state. Exit codes as in [`run`](super::run): 0 every step solved, 1 some step failed, 2 error.
 
-use super::run::{dry_run, labels, solve_options, spinner, write_outputs, RunArgs, RunError};
+use super::run::{dry_run, labels, spinner, write_outputs, RunArgs, RunError};
+use crate::app::closed_loop::{build_simulation, Simulation};
 use crate::config::Problem;
-use crate::fesdj::{Controls, SimulationOptions, Simulator};
+use crate::fesdj::Controls;
 
 /// Arguments of `fesdj simulate`.
 #[derive(clap::Args, Debug, Clone)]
@@ -22,36 +23,19 @@ pub fn simulate(args: &SimulateArgs) -> Result<serde_json::Value, RunError> {
     for w in &problem.warnings {
         eprintln!("warning: {w}");
     }
-    let setup = problem.simulation()?;
-    let options = SimulationOptions {
-        t_sim: setup.options.t_final * setup.n_steps as f64,
-        n_sim: setup.n_steps,
-        fesdj: setup.options.clone(),
-        solve: solve_options(&problem),
-        warm_start: true,
-        retry: true,
-        speed_limits: setup.speed_limits.clone(),
-    };
-    let mut sim = Simulator::from_options(problem.cls_model()?, &options)?;
-    if let Some(n) = setup.fallback_substeps {
-        let dt = sim.step_time() / n as f64;
-        let mut fine = Simulator::new(
-            problem.cls_model()?,
-            dt,
-            &options.fesdj,
-            options.solve.clone(),
-        )?;
-        fine.set_strategy(options.warm_start, options.retry);
-        sim.set_fallback(fine)?;
-    }
+    let Simulation {
+        simulator: mut sim,
+        options,
+        controls,
+    } = build_simulation(&problem)?;
     let pb = spinner(
         &args.run,
         &format!(
             "simulating {} steps of {} s",
-            setup.n_steps, setup.options.t_final
+            options.n_sim, options.fesdj.t_final
         ),
     );
-    let controls = Controls::PerStep(setup.controls.clone());
+    let controls = Controls::PerStep(controls);
     let result = sim.run(&problem.x0(), &controls, options.n_sim);
     pb.finish_and_clear();
     let doc = serde_json::to_value(result?)?;

@@ -69,16 +69,39 @@ impl Problem {
         base_dir: &Path,
         overrides: &[String],
     ) -> Result<Problem, ConfigError> {
+        let parsed = overrides
+            .iter()
+            .map(|o| parse_override(o))
+            .collect::<Result<Vec<_>, _>>()?;
+        Problem::from_yaml_with(text, file, base_dir, &parsed)
+    }
+
+    /// [`Problem::load`] with parsed (or typed, [`Override::new`]) overrides, applied in order.
+    pub fn load_with(path: &Path, overrides: &[Override]) -> Result<Problem, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
+            file: path.display().to_string(),
+            source,
+        })?;
+        let dir = path.parent().unwrap_or(Path::new("."));
+        Problem::from_yaml_with(&text, path, dir, overrides)
+    }
+
+    /// [`Problem::from_yaml`] with parsed (or typed) overrides, applied in order.
+    pub fn from_yaml_with(
+        text: &str,
+        file: &Path,
+        base_dir: &Path,
+        overrides: &[Override],
+    ) -> Result<Problem, ConfigError> {
         let mut tree = parse_yaml(text).map_err(|why| ConfigError::Yaml {
             file: file.display().to_string(),
             why,
         })?;
         let mut created = Vec::new();
-        for text in overrides {
-            let o = parse_override(text)?;
-            let (path, existed) = apply(&mut tree, &o)?;
+        for o in overrides {
+            let (path, existed) = apply(&mut tree, o)?;
             if !existed {
-                created.push((o.key, path));
+                created.push((o.key.clone(), path));
             }
         }
         Problem::from_tree(tree, file, base_dir, &created)

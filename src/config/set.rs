@@ -78,6 +78,19 @@ pub fn parse_override(text: &str) -> Result<Override, ConfigError> {
     })
 }
 
+impl Override {
+    /// A typed override: `key` as in `KEY=VALUE`, the value given as a tree (no YAML text to
+    /// parse; what a program that already holds typed values, like the ROS node with its
+    /// parameters, passes).
+    pub fn new(key: &str, value: Tree) -> Result<Override, ConfigError> {
+        Ok(Override {
+            key: key.to_string(),
+            segments: split_key(key)?,
+            value,
+        })
+    }
+}
+
 /// Apply `o` to `tree`. Returns the normalised path (`a.b[2]`) and whether it existed before.
 pub fn apply(tree: &mut Tree, o: &Override) -> Result<(String, bool), ConfigError> {
     let mut node = tree;

@@ -1,4 +1,4 @@
-//! The optimal control problem (4.1)/(P-32) that [`transcribe`](super::transcribe) discretises:
+//! The optimal control problem of §4.1 (P-32) that [`transcribe`](super::transcribe) discretises:
 //! a [`ClsModel`], the initial state, costs (§4.3) and constraints (§4.4).
 
 use crate::ad::Sx;

@@ -5,12 +5,12 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::fesdj::Simulator;
 use crate::solver::Status;
 
 use super::controller::{Controller, Counters};
 use super::error::MpcError;
 use super::plan::PlanSource;
+use super::plant::Plant;
 
 /// Options of a closed-loop run.
 #[derive(Clone, Debug, PartialEq)]
@@ -129,14 +129,14 @@ pub(crate) fn percentile(sorted: &[f64], p: f64) -> f64 {
 /// step each.
 ///
 /// A plant step that fails (after the simulator's own attempts and sub-steps, see
-/// [`Simulator::step`] and [`Simulator::set_fallback`]) ends the run with
+/// [`crate::fesdj::Simulator::step`] and [`crate::fesdj::Simulator::set_fallback`]) ends the run with
 /// [`MpcError::PlantFailed`] naming the tick: the failed solve's end state is the solver's last
 /// iterate, not a state of the plant, and continuing from it (what earlier versions did) makes
 /// every later tick meaningless. Holding the previous state instead would freeze the plant
 /// while time runs. Give the plant accurate settings (not the controller's real-time ones).
 pub fn run_closed_loop(
     ctrl: &mut Controller,
-    plant: &mut Simulator,
+    plant: &mut dyn Plant,
     x0: &[f64],
     options: &ClosedLoopOptions,
 ) -> Result<ClosedLoopLog, MpcError> {
@@ -152,7 +152,7 @@ pub type ReferenceFn<'a> = &'a mut dyn FnMut(f64, &mut [f64]);
 /// [`run_closed_loop`] with an optional moving reference.
 pub fn run_closed_loop_with(
     ctrl: &mut Controller,
-    plant: &mut Simulator,
+    plant: &mut dyn Plant,
     x0: &[f64],
     options: &ClosedLoopOptions,
     mut reference: Option<ReferenceFn<'_>>,
@@ -197,12 +197,12 @@ pub fn run_closed_loop_with(
             });
         let u = ctrl.control(t).to_vec();
         let r = plant.step(&x, &u)?;
-        if !r.stats.status.is_success() {
+        if !r.converged() {
             let log = finish(dt, ticks, x.clone(), ctrl.counters());
             return Err(MpcError::PlantFailed {
                 tick: step,
                 t,
-                status: r.stats.status,
+                status: r.status,
                 x,
                 u,
                 log: Box::new(log),
@@ -219,7 +219,7 @@ pub fn run_closed_loop_with(
             homotopy_steps,
             nlp_iterations,
             plant_failed: false,
-            plant_nlp_iterations: r.stats.nlp_iterations,
+            plant_nlp_iterations: r.nlp_iterations,
         });
         x.copy_from_slice(plant.state());
     }

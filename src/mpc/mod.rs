@@ -9,7 +9,7 @@
 //! joint damping) is applied and the next solve starts cold. Nothing is rebuilt per tick and
 //! the plan buffers are sized once.
 //!
-//! [`closed_loop`] runs the controller against the FESD-J simulator as plant (with optional
+//! [`closed_loop`] runs the controller against a [`Plant`] (the FESD-J simulator) (with optional
 //! model mismatch and state noise), which is what `fesdj mpc` does.
 
 pub mod closed_loop;
@@ -17,6 +17,7 @@ pub mod controller;
 pub mod error;
 pub mod fallback;
 pub mod plan;
+pub mod plant;
 pub mod projection;
 pub mod reference;
 pub mod settings;
@@ -28,6 +29,7 @@ pub use controller::Controller;
 pub use error::MpcError;
 pub use fallback::Fallback;
 pub use plan::{Plan, PlanSource};
+pub use plant::{Plant, PlantStep};
 pub use projection::GapProjection;
 pub use reference::PeriodicReference;
 pub use settings::{MpcSettings, Tracking};

@@ -58,6 +58,8 @@ pub struct NodeConfig {
     pub params: NodeParams,
     /// Topic/service remaps.
     pub remaps: Vec<Remap>,
+    /// Names of the parameters given explicitly (`-p` or a params file), as written.
+    pub given: Vec<String>,
 }
 
 impl NodeConfig {
@@ -79,6 +81,7 @@ impl NodeConfig {
                 domain_id,
                 params,
                 remaps: args.remaps.clone(),
+                given: overrides.into_iter().map(|o| o.name).collect(),
             },
             warnings,
         ))
@@ -92,6 +95,7 @@ impl NodeConfig {
             domain_id: 0,
             params,
             remaps: Vec::new(),
+            given: Vec::new(),
         }
     }
 

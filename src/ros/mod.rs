@@ -11,31 +11,32 @@
 //!   remapping, `ROS_DOMAIN_ID`.
 //! * [`params`]: the node's declared parameters.
 //! * [`provider`]: the [`PlanProvider`] trait the controller implements, [`Plan`],
-//!   [`RobotState`].
+//!   [`RobotState`]; [`mpc_provider`]: the MPC controller as a provider ([`MpcProvider`],
+//!   [`JointMap`]); [`sim_plant`]: the internal plant of `sim: true` ([`SimulatedRobot`]).
 //! * [`validate`], [`diagnostics`]: input checks and the `/diagnostics` report.
 //! * [`node`]: [`NodeRuntime`], the node itself, configured by [`config`] ([`NodeConfig`]),
 //!   with the DDS plumbing in [`wire`]; [`shutdown`]: SIGINT/SIGTERM.
 //!
-//! A binary puts these together as (this is what `fesdj_node` does, with the FESD-J MPC
-//! provider of [`crate::node`]):
+//! A binary puts these together as (this is what `fesdj_node` does, with the controller and
+//! plant built by [`crate::app::node::setup`]):
 //!
 //! ```no_run
-//! # use fesdj_mpc::ros::{args, shutdown, NodeRuntime, PlanProvider};
+//! # use fesdj_mpc::ros::{args, shutdown, NodeRuntime};
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let stop = shutdown::flag_on_signals()?; // first: a long build can be interrupted
 //! let ros_args = args::RosArgs::from_env()?;
-//! let (config, mut provider, warnings) =
-//!     fesdj_mpc::node::setup(&ros_args, args::domain_id_from_env()?)?;
-//! for w in warnings { eprintln!("[WARN] {w}"); }
-//! let stop = shutdown::flag_on_signals()?;
-//! let mut node = NodeRuntime::new(config)?;
-//! let provider: &mut dyn PlanProvider = &mut provider;
-//! node.run(provider, &stop)?; // returns after SIGINT/SIGTERM; exit code 0
+//! let mut s = fesdj_mpc::app::node::setup(&ros_args, args::domain_id_from_env()?)?;
+//! for w in &s.warnings { eprintln!("[WARN] {w}"); }
+//! let mut node = NodeRuntime::new(s.config)?;
+//! if let Some(plant) = s.plant { node.set_plant(plant); }
+//! node.run(&mut s.provider, &stop)?; // returns after SIGINT/SIGTERM; exit code 0
 //! # Ok(()) }
 //! ```
 
 pub mod args;
 pub mod config;
 pub mod diagnostics;
+pub mod mpc_provider;
 pub mod msg;
 pub mod names;
 pub mod node;
@@ -43,10 +44,13 @@ pub mod params;
 pub mod params_file;
 pub mod provider;
 pub mod shutdown;
+pub mod sim_plant;
 pub mod validate;
 pub mod wire;
 
+pub use mpc_provider::{JointMap, MpcProvider};
 pub use node::{NodeConfig, NodeError, NodeRuntime, Topics};
 pub use provider::{
     BaseState, Plan, PlanProvider, PlanStats, PlanStatus, ProviderError, RobotState,
 };
+pub use sim_plant::SimulatedRobot;

@@ -29,7 +29,6 @@
 //! (a full send window drops the sample and counts a publish failure); the services are
 //! reliable, keep last 10.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration as StdDuration, Instant};
@@ -53,10 +52,11 @@ use super::msg::{
 };
 use super::names::NameError;
 use super::provider::{Plan, PlanProvider};
+use super::sim_plant::SimulatedRobot;
 use super::validate::{StateFault, StateValidator};
 pub use super::wire::fill_trajectory;
 
-mod sim_clock;
+mod run_loop;
 use super::wire::{input_qos, publish, publisher, refill, ros_name, server};
 
 const JOINT_STATES: Token = Token(0);
@@ -107,11 +107,13 @@ pub struct NodeRuntime {
     sim: Option<SimPlant>,
 }
 
-/// The internal plant of `sim: true`.
+/// The internal plant of `sim: true`: its publisher and message, the plant itself (attached
+/// with [`NodeRuntime::set_plant`]) and the effort applied to it during the current period.
 struct SimPlant {
     joint_pub: Publisher<Arc<JointState>>,
     msg: Arc<JointState>,
     state: super::provider::RobotState,
+    robot: Option<SimulatedRobot>,
     applied: Vec<f64>,
     started: bool,
 }
@@ -234,6 +236,7 @@ impl NodeRuntime {
                     ..Default::default()
                 }),
                 state: super::provider::RobotState::new(p.joint_names.len(), false),
+                robot: None,
                 applied: vec![0.0; nu],
                 started: false,
             })
@@ -293,6 +296,19 @@ impl NodeRuntime {
         })
     }
 
+    /// `sim: true`: the plant the node steps every tick with the effort it published during
+    /// the last period and whose state it publishes on `joint_states` (and plans from).
+    /// Without `sim: true` there is no internal plant and `plant` is handed back.
+    pub fn set_plant(&mut self, plant: SimulatedRobot) -> Result<(), Box<SimulatedRobot>> {
+        match &mut self.sim {
+            Some(sim) => {
+                sim.robot = Some(plant);
+                Ok(())
+            }
+            None => Err(Box::new(plant)),
+        }
+    }
+
     /// The configuration it runs with.
     pub fn config(&self) -> &NodeConfig {
         &self.config
@@ -311,72 +327,6 @@ impl NodeRuntime {
     /// Whether commands are being published.
     pub fn is_enabled(&self) -> bool {
         self.enabled
-    }
-
-    /// Runs until `stop` becomes true (e.g. set by [`super::shutdown::flag_on_signals`]).
-    pub fn run<P: PlanProvider + ?Sized>(
-        &mut self,
-        provider: &mut P,
-        stop: &AtomicBool,
-    ) -> Result<(), NodeError> {
-        if self.enabled {
-            if let Err(e) = provider.enable(true) {
-                self.log(
-                    LogLevel::Error,
-                    &format!("provider refused to start enabled: {e}"),
-                );
-                self.enabled = false;
-                self.diag.enabled = false;
-            }
-        }
-        if self.config.params.use_sim_time {
-            return self.run_sim_time(provider, stop);
-        }
-        let diag_period = StdDuration::from_secs_f64(1.0 / self.config.params.diagnostics_rate_hz);
-        let start = Instant::now();
-        let mut next_tick = start + self.period;
-        let mut next_diag = start + diag_period;
-        let mut next_command = self.command_period.map(|c| start + c);
-        while !stop.load(Ordering::Relaxed) {
-            let now = Instant::now();
-            let timeout = next_tick
-                .min(next_diag)
-                .min(next_command.unwrap_or(next_tick))
-                .saturating_duration_since(now)
-                .min(StdDuration::from_millis(50));
-            match self.poll.poll(&mut self.events, Some(timeout)) {
-                Ok(()) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e.into()),
-            }
-            self.drain_inputs();
-            self.serve(provider);
-            let now = Instant::now();
-            if now >= next_tick {
-                self.tick(provider, next_tick + self.period);
-                next_tick += self.period;
-                if next_tick <= now {
-                    self.diag.tick_overruns += 1;
-                    next_tick = now + self.period;
-                }
-                // The tick sent a command: the next tracking command one period later.
-                if let Some(c) = self.command_period {
-                    next_command = Some(Instant::now() + c);
-                }
-            } else if let (Some(at), Some(c)) = (next_command, self.command_period) {
-                if now >= at {
-                    self.command_tick(provider);
-                    let mut next = at + c;
-                    if next <= now {
-                        next = now + c;
-                    }
-                    next_command = Some(next);
-                }
-            }
-            self.diagnostics_due(now, &mut next_diag, diag_period);
-        }
-        self.log_summary();
-        Ok(())
     }
 
     /// Effort commands published so far (plans, fallback and tracking commands).
@@ -487,11 +437,7 @@ impl NodeRuntime {
 
     /// Calls the provider for the current state and checks the plan; `Err` is the reason for
     /// not publishing (also counted in diagnostics).
-    fn plan_now<P: PlanProvider + ?Sized>(
-        &mut self,
-        provider: &mut P,
-        deadline: Instant,
-    ) -> Result<(), String> {
+    fn plan_now<P: PlanProvider + ?Sized>(&mut self, provider: &mut P) -> Result<(), String> {
         let state = match self.validator.current(self.now()) {
             Ok(s) => s,
             Err(fault) => return Err(format!("no valid state: {fault}")),
@@ -500,7 +446,7 @@ impl NodeRuntime {
         provider.on_state(state);
         let nj = self.config.params.joint_names.len();
         let nu = self.fallback.len();
-        let result = match provider.plan(deadline, &mut self.plan) {
+        let result = match provider.plan(&mut self.plan) {
             Ok(()) => self
                 .plan
                 .check(nj, nu)
@@ -524,19 +470,17 @@ impl NodeRuntime {
 
     /// `sim: true`: step the plant over the last period with the effort applied in it, then
     /// publish its state on `joint_states` and take it as the measured state.
-    fn sim_tick<P: PlanProvider + ?Sized>(&mut self, provider: &mut P) {
-        let dt = self.period.as_secs_f64();
+    fn sim_tick(&mut self) {
         let Some(sim) = &mut self.sim else { return };
+        let Some(robot) = &mut sim.robot else { return };
         if sim.started {
-            if let Err(e) = provider.sim_step(&sim.applied, dt) {
+            if let Err(e) = robot.step(&sim.applied) {
                 let text = format!("simulated plant: step failed: {e}");
                 log_to(&self.node, &self.config, LogLevel::Warn, &text);
             }
         }
         sim.applied.iter_mut().for_each(|u| *u = 0.0);
-        if !provider.sim_state(&mut sim.state) {
-            return;
-        }
+        robot.write_state(&mut sim.state);
         sim.started = true;
         let now = Time::now(); // `sim: true` excludes `use_sim_time`
         let msg = Arc::make_mut(&mut sim.msg);
@@ -575,8 +519,8 @@ impl NodeRuntime {
         }
     }
 
-    fn tick<P: PlanProvider + ?Sized>(&mut self, provider: &mut P, deadline: Instant) {
-        self.sim_tick(provider);
+    fn tick<P: PlanProvider + ?Sized>(&mut self, provider: &mut P) {
+        self.sim_tick();
         self.diag.ticks += 1;
         let fault = self.validator.current(self.now()).err();
         self.diag.set_state_ok(fault.is_none());
@@ -599,7 +543,7 @@ impl NodeRuntime {
             }
             return;
         }
-        let planned = self.plan_now(provider, deadline).is_ok();
+        let planned = self.plan_now(provider).is_ok();
         if !planned {
             if let Some(w) = self.diag.plan_error_warning(Instant::now(), self.throttle) {
                 self.log(LogLevel::Warn, &w);
@@ -623,7 +567,7 @@ impl NodeRuntime {
 
     fn serve<P: PlanProvider + ?Sized>(&mut self, provider: &mut P) {
         while let Some((id, _)) = self.next_request(&self.plan_srv, "~/plan") {
-            let response = match self.plan_now(provider, Instant::now() + self.period) {
+            let response = match self.plan_now(provider) {
                 Ok(()) => TriggerResponse {
                     success: true,
                     message: format!(

@@ -6,8 +6,6 @@
 //! reused: `plan` fills a `&mut Plan` in place, so a provider that keeps its sizes allocates
 //! nothing per tick on this path.
 
-use std::time::Instant;
-
 use super::msg::Time;
 
 /// Error type of provider calls: any error, reported in diagnostics and service replies.
@@ -225,16 +223,19 @@ impl Plan {
 /// What a state fault looks like to the provider (see [`PlanProvider::fallback_effort`]).
 pub use super::validate::StateFault;
 
-/// Computes plans for the node. The MPC controller implements this; the node calls it from its
+/// Computes plans for the node: the controller side of the node, apart from any simulated
+/// plant ([`crate::mpc::Plant`], attached with `NodeRuntime::set_plant`). The MPC controller
+/// implements this; the node calls it from its
 /// single control thread, never concurrently.
 pub trait PlanProvider {
     /// The state the next [`plan`](Self::plan) must start from: called once per tick (and per
     /// `~/plan` request) right before `plan`, with validated data only.
     fn on_state(&mut self, state: &RobotState);
 
-    /// Plans from the last state given to [`on_state`](Self::on_state), finishing by
-    /// `deadline`, into `plan` (sized by the provider with [`Plan::resize`]).
-    fn plan(&mut self, deadline: Instant, plan: &mut Plan) -> Result<(), ProviderError>;
+    /// Plans from the last state given to [`on_state`](Self::on_state) into `plan` (sized by
+    /// the provider with [`Plan::resize`]), within the provider's own solve budget (the MPC
+    /// provider's is the problem file's `mpc.deadline_s`).
+    fn plan(&mut self, plan: &mut Plan) -> Result<(), ProviderError>;
 
     /// Called on a tick without a valid, fresh state (nothing was planned). The provider may
     /// write a safe effort command (e.g. damping, or the remainder of its last verified plan) —
@@ -261,22 +262,6 @@ pub trait PlanProvider {
     fn track(&mut self, state: &RobotState, effort: &mut [f64]) -> bool {
         let _ = (state, effort);
         false
-    }
-
-    /// `sim: true`: write the simulated plant's state (positions and velocities in
-    /// `joint_names` order; `stamp` is set by the node) and return `true`. The node publishes
-    /// it on `joint_states` and plans from it. The default (no plant) returns `false`.
-    fn sim_state(&mut self, state: &mut RobotState) -> bool {
-        let _ = state;
-        false
-    }
-
-    /// `sim: true`: advance the simulated plant by `dt` seconds with `effort` (effort-joint
-    /// order; what was published on `~/effort_command` during the last period, zeros if
-    /// nothing was). The default does nothing.
-    fn sim_step(&mut self, effort: &[f64], dt: f64) -> Result<(), ProviderError> {
-        let _ = (effort, dt);
-        Ok(())
     }
 
     /// `~/reset`: drop warm starts and internal state.

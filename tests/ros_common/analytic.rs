@@ -5,8 +5,6 @@
 //! −KP·q0 − KD·v0 in effort-joint order. `tools/dds_peer.py` checks received plans against the
 //! same formulas, so every number on the wire can be traced to the state it came from.
 
-use std::time::Instant;
-
 use fesdj_mpc::ros::{Plan, PlanProvider, PlanStatus, ProviderError, RobotState};
 
 /// Proportional gain of the formula.
@@ -74,7 +72,7 @@ impl PlanProvider for AnalyticPlanner {
         }
     }
 
-    fn plan(&mut self, _deadline: Instant, plan: &mut Plan) -> Result<(), ProviderError> {
+    fn plan(&mut self, plan: &mut Plan) -> Result<(), ProviderError> {
         if let Some(msg) = &self.fail_with {
             return Err(msg.clone().into());
         }
