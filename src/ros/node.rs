@@ -12,17 +12,20 @@
 //! | service | `~/enable` | `std_srvs/srv/SetBool` |
 //! | services | `~/get_parameters`, `~/list_parameters`, … | `rcl_interfaces` (by ros2-client) |
 //!
-//! One thread runs the loop of [`NodeRuntime::run`]: it waits on the DDS readers with `mio`,
-//! drains and validates input as it arrives, answers service requests, and on every control
-//! tick (`rate_hz`) plans from the latest valid state and publishes the trajectory and the
-//! effort command. A second thread runs ros2-client's spinner (discovery bookkeeping and the
+//! One thread runs the loop of [`NodeRuntime::run`] (in `node/run_loop.rs`, on the wall clock
+//! or with `use_sim_time` on `/clock`): it waits on the DDS readers with `mio`, drains and
+//! validates input as it arrives, answers service requests, and on every control tick
+//! (`rate_hz`) plans from the latest valid state and publishes the trajectory and the effort
+//! command. A second thread runs ros2-client's spinner (discovery bookkeeping and the
 //! parameter services). Outgoing messages are built in buffers that are reused tick after tick;
 //! RustDDS still allocates its serialised sample and each received message internally.
 //!
-//! With `sim: true` every tick first advances the provider's plant
-//! ([`PlanProvider::sim_step`]) by one period with the effort published during the last one,
-//! publishes its state ([`PlanProvider::sim_state`]) on `joint_states` and takes it as the
-//! measured state; received `joint_states` are then ignored.
+//! The node owns no model: it calls a [`PlanProvider`] (the controller) and, with `sim: true`,
+//! steps a [`SimulatedRobot`] (a [`crate::mpc::Plant`], attached with
+//! [`NodeRuntime::set_plant`]) apart from it. Every tick then first advances the plant by one
+//! period with the effort published during the last one, publishes its state on
+//! `joint_states` and takes it as the measured state; received `joint_states` are then
+//! ignored.
 //!
 //! QoS: the subscriptions are best effort, keep last 10 (they match reliable and best-effort
 //! publishers); the publishers are reliable, volatile, keep last 10, and never block the loop
@@ -38,8 +41,8 @@ use serde::de::DeserializeOwned;
 use ros2_client::dds::rustdds::mio1::{Events, Interest, Poll, Token};
 use ros2_client::ros2::LogLevel;
 use ros2_client::{
-    Context, ContextOptions, Message, Node, NodeName, NodeOptions, ParameterValue, Publisher,
-    RmwRequestId, RosoutRaw, Server, Subscription,
+    Context, ContextOptions, Node, NodeName, NodeOptions, ParameterValue, Publisher, RosoutRaw,
+    Server, Subscription,
 };
 
 use super::config::dds;
@@ -57,6 +60,7 @@ use super::validate::{StateFault, StateValidator};
 pub use super::wire::fill_trajectory;
 
 mod run_loop;
+mod services;
 use super::wire::{input_qos, publish, publisher, refill, ros_name, server};
 
 const JOINT_STATES: Token = Token(0);
@@ -562,99 +566,6 @@ impl NodeRuntime {
             publish(&self.effort_pub, &self.effort_msg, &mut self.diag);
             self.diag.fallback_commands += 1;
             self.record_applied();
-        }
-    }
-
-    fn serve<P: PlanProvider + ?Sized>(&mut self, provider: &mut P) {
-        while let Some((id, _)) = self.next_request(&self.plan_srv, "~/plan") {
-            let response = match self.plan_now(provider) {
-                Ok(()) => TriggerResponse {
-                    success: true,
-                    message: format!(
-                        "published {} points, status {}, solve time {:.3} ms",
-                        self.plan.len(),
-                        self.plan.status.as_str(),
-                        self.plan.stats.solve_time * 1e3
-                    ),
-                },
-                Err(reason) => TriggerResponse {
-                    success: false,
-                    message: reason,
-                },
-            };
-            self.respond(&self.plan_srv, "~/plan", id, response);
-        }
-        while let Some((id, _)) = self.next_request(&self.reset_srv, "~/reset") {
-            self.validator.reset();
-            let response = match provider.reset() {
-                Ok(()) => TriggerResponse {
-                    success: true,
-                    message: "reset".into(),
-                },
-                Err(e) => TriggerResponse {
-                    success: false,
-                    message: format!("reset failed: {e}"),
-                },
-            };
-            self.respond(&self.reset_srv, "~/reset", id, response);
-        }
-        while let Some((id, request)) = self.next_request(&self.enable_srv, "~/enable") {
-            let want = request.data;
-            let response = match provider.enable(want) {
-                Ok(()) => {
-                    let was = self.enabled;
-                    self.enabled = want;
-                    self.diag.enabled = want;
-                    let word = if want { "enabled" } else { "disabled" };
-                    let message = if was == want {
-                        format!("already {word}")
-                    } else {
-                        word.to_string()
-                    };
-                    self.log(LogLevel::Info, &message);
-                    SetBoolResponse {
-                        success: true,
-                        message,
-                    }
-                }
-                Err(e) => SetBoolResponse {
-                    success: false,
-                    message: format!("provider refused: {e}"),
-                },
-            };
-            self.respond(&self.enable_srv, "~/enable", id, response);
-        }
-    }
-
-    /// The next request waiting at the service `srv` (`name` in warnings): `None` when there
-    /// is none, or when it cannot be read (logged; the rest waits for the next round).
-    fn next_request<Req: Message + 'static, Resp: Message + 'static>(
-        &self,
-        srv: &Server<Req, Resp>,
-        name: &str,
-    ) -> Option<(RmwRequestId, Req)> {
-        match srv.receive_request() {
-            Ok(request) => request,
-            Err(e) => {
-                self.log(LogLevel::Warn, &format!("{name}: bad request: {e}"));
-                None
-            }
-        }
-    }
-
-    /// Answers request `id` of the service `srv` (`name` in warnings); a failure is logged.
-    fn respond<Req: Message + 'static, Resp: Message + 'static>(
-        &self,
-        srv: &Server<Req, Resp>,
-        name: &str,
-        id: RmwRequestId,
-        response: Resp,
-    ) {
-        if let Err(e) = srv.send_response(id, response) {
-            self.log(
-                LogLevel::Warn,
-                &format!("{name}: cannot send response: {e}"),
-            );
         }
     }
 
