@@ -350,7 +350,7 @@ pub fn setup(args: &RosArgs, domain_id: u16) -> Result<NodeSetup, SetupError> {
         None
     };
     let budget =
-        Duration::try_from_secs_f64(setup.deadline_s).map_err(|e| SetupError::Mismatch {
+        Duration::try_from_secs_f64(setup.solve_budget_s).map_err(|e| SetupError::Mismatch {
             name: "mpc.deadline_s".into(),
             why: format!("not a solve budget: {e}"),
         })?;

@@ -84,7 +84,7 @@ pub fn log_document(problem: &Problem, setup: &MpcSetup, log: &ClosedLoopLog) ->
     json!({
         "rate_hz": setup.rate_hz,
         "dt": log.dt,
-        "deadline_s": setup.deadline_s,
+        "deadline_s": setup.solve_budget_s,
         "names": {"q": s.q, "v": s.v, "u": s.u},
         "ticks": ticks,
         "final_state": log.final_state,
@@ -157,7 +157,7 @@ pub fn mpc(args: &MpcArgs) -> Result<Value, RunError> {
     let mut cl = build_closed_loop(problem)?;
     let options = ClosedLoopOptions {
         steps: args.steps.unwrap_or(cl.setup.steps),
-        deadline_s: cl.setup.deadline_s,
+        deadline_s: cl.setup.solve_budget_s,
         noise_std: cl.setup.noise_std.clone(),
         seed: cl.setup.seed,
     };

@@ -24,8 +24,9 @@ pub struct MpcSetup {
     pub command_rate_hz: f64,
     /// Closed-loop ticks.
     pub steps: usize,
-    /// Deadline of every solve (s).
-    pub deadline_s: f64,
+    /// Wall-time budget of every solve, seconds (`mpc.deadline_s`: a solve that needs longer
+    /// misses its deadline and is not used).
+    pub solve_budget_s: f64,
     /// Controller settings (actuated coordinates and effort limits filled in).
     pub settings: MpcSettings,
     /// Measurement noise per state entry (empty: none).
@@ -189,7 +190,7 @@ impl Problem {
             dt,
             command_rate_hz,
             steps,
-            deadline_s,
+            solve_budget_s: deadline_s,
             settings,
             noise_std,
             seed,

@@ -49,7 +49,7 @@ struct Tail {
 }
 
 /// A receding-horizon FESD-J controller. Built once; per tick `set_state`, optionally
-/// `set_reference`, `solve(deadline)`, then [`Controller::control`] for the command to apply.
+/// `set_reference`, `solve(budget)`, then [`Controller::control`] for the command to apply.
 pub struct Controller {
     problem: FesdjProblem,
     settings: MpcSettings,
@@ -372,10 +372,10 @@ impl Controller {
         self.counters = Counters::default();
     }
 
-    /// Re-solve from the last state within `deadline`. Returns the plan now in charge: a
+    /// Re-solve from the last state within the wall-time `budget`. Returns the plan now in charge: a
     /// fresh verified one, the previous verified one (solve failed, previous plan still within
     /// its horizon), or a fallback plan. Only bad sizes or options are errors.
-    pub fn solve(&mut self, deadline: Duration) -> Result<&Plan, MpcError> {
+    pub fn solve(&mut self, budget: Duration) -> Result<&Plan, MpcError> {
         if !self.have_state {
             return Err(MpcError::NoState);
         }
@@ -392,7 +392,7 @@ impl Controller {
         if let Some(r) = &self.periodic {
             r.write(self.t_state, self.problem.parameters_mut());
         }
-        let wall = deadline.as_secs_f64();
+        let wall = budget.as_secs_f64();
         if wall != self.wall {
             self.problem.set_max_wall_time(wall)?;
             // The tail simulation runs after the solve within the same tick: a bounded share
