@@ -20,6 +20,7 @@ pub mod plan;
 pub mod projection;
 pub mod reference;
 pub mod settings;
+pub(crate) mod stats;
 
 pub use closed_loop::{
     run_closed_loop, run_closed_loop_with, ClosedLoopLog, ClosedLoopOptions, ReferenceFn, TickLog,
