@@ -579,20 +579,44 @@ def main() -> int:
     lines: dict = collections.defaultdict(list)
     msucc: dict = collections.defaultdict(set)
     mlines: dict = collections.defaultdict(list)
+    def statement(f: Path, line: int) -> str:
+        """The source text from `line` to the end of its statement (a `use` spanning several
+        lines joined into one), at most 140 characters."""
+        ls = src_lines[f]
+        text = ls[line - 1].strip()
+        k = line
+        while text.startswith(("use ", "pub use ", "pub(crate) use ", "pub(super) use ")) and (
+            not text.endswith(";") and k < len(ls) and len(text) < 140
+        ):
+            text += " " + ls[k].strip()
+            k += 1
+        if k > line:
+            text = text.replace("{ ", "{").replace(", }", "}")
+        return text if len(text) <= 140 else text[:139] + "…"
+
+    # one description per importing line: the statement, and the resolved paths it does not
+    # show (a name cut off, a glob, a path in code)
+    by_line: dict = collections.defaultdict(list)
     for e in edges:
-        text = src_lines[e.src][e.line - 1].strip()
-        desc = f"{rel(e.src)}:{e.line}: {text}"
-        last = e.what.removesuffix(" (glob)").split("::")[-1]
-        if e.what.endswith("(glob)") or len(text) > 100 or last not in text:
-            desc = f"{rel(e.src)}:{e.line}: {text[:100]}  [{e.what}]"
-        if desc not in lines[(e.src, e.dst)]:
-            lines[(e.src, e.dst)].append(desc)
-        succ[e.src].add(e.dst)
-        a, b = top(e.src), top(e.dst)
+        if e.what not in by_line[(e.src, e.dst, e.line)]:
+            by_line[(e.src, e.dst, e.line)].append(e.what)
+    for (src_f, dst_f, line), whats in sorted(by_line.items(), key=lambda kv: (kv[0][0], kv[0][2])):
+        text = statement(src_f, line)
+        hidden = [
+            w
+            for w in whats
+            if w.endswith("(glob)")
+            or not re.search(rf"\b{re.escape(w.split('::')[-1])}\b", text)
+        ]
+        desc = f"{rel(src_f)}:{line}: {text}"
+        if hidden:
+            desc += "  [" + ", ".join(hidden) + "]"
+        lines[(src_f, dst_f)].append(desc)
+        succ[src_f].add(dst_f)
+        a, b = top(src_f), top(dst_f)
         if a != b:
             msucc[a].add(b)
-            if desc not in mlines[(a, b)]:
-                mlines[(a, b)].append(desc + f"  (-> {rel(e.dst)})")
+            mlines[(a, b)].append(desc + f"  (-> {rel(dst_f)})")
 
     if args.edges:
         for (a, b), ls in sorted(lines.items()):
