@@ -206,7 +206,8 @@ fn ocp_row(name: &str) -> Result<Row, String> {
     let sizes = format!("n_w {}, n_g {}, pairs {}", nlp.n(), nlp.m(), comp.n_pairs());
     eprintln!("{name}: {sizes}; ours ...");
     let o = timed(|| {
-        MpccSolver::new(&nlp, &comp, settings.clone()).and_then(|mut m| m.solve(&p, Some(&x0)))
+        MpccSolver::new(&nlp, &comp, settings.clone())
+            .and_then(|mut m| m.solve(&nlp, &comp, &p, Some(&x0)))
     });
     eprintln!("{name}: ours {} in {:.2} s; IPOPT ...", o.status, o.time_s);
     // The same homotopy with IPOPT solving the relaxed NLPs.

@@ -74,7 +74,7 @@ fn mpcc_row(
 ) -> Row {
     let settings = MpccSettings::default();
     let mut solver = MpccSolver::new(nlp, comp, settings.clone()).expect("valid problem");
-    let (r, t) = best(|| solver.solve(p, None).expect("solve"));
+    let (r, t) = best(|| solver.solve(nlp, comp, p, None).expect("solve"));
     #[allow(unused_mut)]
     let mut row = Row {
         set,

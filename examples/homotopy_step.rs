@@ -44,7 +44,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     let x0 = mpcc.start_point();
     let p = mpcc.p0.clone();
     let mut m = MpccSolver::new(&nlp, &comp, settings.clone())?;
-    let r = m.solve(&p, Some(&x0))?;
+    let r = m.solve(&nlp, &comp, &p, Some(&x0))?;
     for s in &r.steps {
         eprintln!(
             "homotopy: sigma {:.0e} {:?} {} iterations, max min(G, H) {:.1e}",
@@ -67,12 +67,13 @@ fn main() -> Result<(), Box<dyn Error>> {
     {
         sigma = sigma / settings.kappa * f;
     }
-    m.relaxed().sigma = sigma;
+    m.structure_mut().sigma = sigma;
     let mut s = settings.ipm.clone();
     s.mu_init = (settings.mu_warm_factor * sigma).clamp(1e-9, 1e-3);
     s.print = true;
     eprintln!("== step sigma {sigma:e}, mu_init {:e}", s.mu_init);
-    let relaxed: &dyn Nlp = m.relaxed();
+    let relaxed = m.relaxed(&nlp, &comp)?;
+    let relaxed: &dyn Nlp = &relaxed;
     let warm = Start::Warm {
         x: &r.x,
         lambda: &l,

@@ -231,7 +231,7 @@ fn main() {
     let settings = solve_options(&problem).solver;
     let mut solver = MpccSolver::new(&cn, &cc, settings.clone()).expect("solver");
     let t = Instant::now();
-    let r = solver.solve(&p, Some(&mpcc.w0)).expect("solve");
+    let r = solver.solve(&cn, &cc, &p, Some(&mpcc.w0)).expect("solve");
     let solve_s = t.elapsed().as_secs_f64();
     let it = r.nlp_iterations.max(1);
     println!(
@@ -338,7 +338,8 @@ fn main() {
 
     // (c) N KKT assemblies + factorisations + solves at the solution, on the relaxed NLP the
     // IPM factorises (its patterns, its Jacobian and Hessian at the solution).
-    let relaxed: &dyn Nlp = solver.relaxed();
+    let relaxed = solver.relaxed(&cn, &cc).expect("relaxed NLP");
+    let relaxed: &dyn Nlp = &relaxed;
     let (n, m) = (relaxed.n(), relaxed.m());
     let mut jac = vec![0.0; relaxed.jacobian_pattern().nnz()];
     let mut hess = vec![0.0; relaxed.hessian_pattern().nnz()];

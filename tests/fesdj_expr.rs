@@ -1,8 +1,8 @@
-//! The expression parser of `fesdj::expr`: values against f64 formulas, symbolic evaluation
+//! The expression parser of `config::expr`: values against f64 formulas, symbolic evaluation
 //! through compiled `Sx` functions, precedence, and every error class with its position.
 
 use fesdj_mpc::ad::{Function, Sx};
-use fesdj_mpc::fesdj::expr::{parse, Expr, ExprError};
+use fesdj_mpc::config::expr::{parse, Expr, ExprError};
 
 const NAMES: [&str; 3] = ["x", "y", "v_x"];
 

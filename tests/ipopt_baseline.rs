@@ -113,7 +113,7 @@ fn ipopt_mpcc_honours_stop_measure() {
     }
     let s = settings(StopMeasure::Product);
     let ours = MpccSolver::new(&nlp, &comp, s)
-        .and_then(|mut m| m.solve(&[], None))
+        .and_then(|mut m| m.solve(&nlp, &comp, &[], None))
         .expect("MpccSolver");
     check("ours Product", &ours, 7);
 }

@@ -20,7 +20,9 @@ fn macmpec_set(backend: Backend) {
     for prob in macmpec::collection(backend) {
         let mut solver =
             MpccSolver::new(prob.nlp.as_ref(), prob.comp.as_ref(), settings.clone()).unwrap();
-        let r = solver.solve(&[], None).unwrap();
+        let r = solver
+            .solve(prob.nlp.as_ref(), prob.comp.as_ref(), &[], None)
+            .unwrap();
         // dempe's optimum 28.25 is an infimum (w -> inf); from the MacMPEC start the homotopy
         // ends at the degenerate stationary point (1, 1, 1) with f = 31.25 (f'(z) = 4(z-1)²(z+2)).
         let f_star = if prob.name == "dempe" {

@@ -50,7 +50,7 @@ fn nosbench_all_solved() {
         let prob = read_problem(&output).unwrap();
         let (nlp, comp) = AdNlp::from_imported(&prob).unwrap();
         let mut solver = MpccSolver::new(&nlp, &comp, settings.clone()).unwrap();
-        let r = solver.solve(&prob.p0, None).unwrap();
+        let r = solver.solve(&nlp, &comp, &prob.p0, None).unwrap();
         let ipopt = ["results_bound_relax_factor_0"]
             .iter()
             .filter_map(|k| results[k].as_array())

@@ -23,7 +23,9 @@ fn bard1_with(name: &str, tune: impl FnOnce(&mut MpccSettings)) -> MpccResult {
     s.ipm.max_iter = 15;
     tune(&mut s);
     let mut solver = MpccSolver::new(prob.nlp.as_ref(), prob.comp.as_ref(), s).expect("solver");
-    let r = solver.solve(&[], None).expect("solve runs");
+    let r = solver
+        .solve(prob.nlp.as_ref(), prob.comp.as_ref(), &[], None)
+        .expect("solve runs");
     for st in &r.steps {
         eprintln!(
             "{name}: σ {:.3e} {:?} {} it, min(G,H) {:.1e}, f {:.6}",

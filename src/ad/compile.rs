@@ -2,10 +2,11 @@
 //! allocation, constant fusion and validation of every index the interpreter relies on.
 
 use super::error::AdError;
-use super::function::{Function, Instr, TapeOp};
 use super::hash::{FastMap as HashMap, FastSet};
 use super::op::OpCode;
+use super::schedule::schedule;
 use super::sx::{Arena, Node, Sx};
+use super::tape::{Instr, Tape, TapeOp};
 
 /// Where a node's value comes from during compilation.
 #[derive(Clone, Copy)]
@@ -19,7 +20,7 @@ pub(super) fn compile(
     name: &str,
     inputs: &[&[Sx]],
     outputs: &[&[Sx]],
-) -> Result<Function, AdError> {
+) -> Result<Tape, AdError> {
     let nodes = &arena.nodes;
     // Input symbols -> (input, element).
     let mut input_of: HashMap<u32, (u32, u32)> = HashMap::default();
@@ -318,17 +319,17 @@ pub(super) fn compile(
     }
     let (fast, n_fast) = tapes.pop().unwrap_or_default();
     let (plain, n_plain) = tapes.pop().unwrap_or_default();
-    let (fast, segments, n_fast) = super::schedule::schedule(&fast, n_fast);
+    let (fast, segments, n_fast) = schedule(&fast, n_fast);
     validate_tape(name, &fast, consts.len(), n_fast, inputs, outputs)?;
-    Ok(Function::from_parts(
-        name,
-        inputs.iter().map(|x| x.len()).collect(),
-        outputs.iter().map(|y| y.len()).collect(),
-        plain,
-        (fast, segments),
+    Ok(Tape {
+        input_sizes: inputs.iter().map(|x| x.len()).collect(),
+        output_sizes: outputs.iter().map(|y| y.len()).collect(),
+        instrs: plain,
+        fast,
+        segments,
         consts,
-        n_plain.max(n_fast) as usize,
-    ))
+        n_regs: n_plain.max(n_fast) as usize,
+    })
 }
 
 /// Register holding operand `x`; a constant operand is loaded into a fresh temporary register.

@@ -27,6 +27,7 @@ pub mod scalar;
 mod schedule;
 pub mod sparsity;
 pub mod sx;
+mod tape;
 
 pub use error::AdError;
 

@@ -66,7 +66,7 @@ pub fn solve(args: &SolveArgs) -> Result<MpccResult, SolverError> {
     let prob = read_problem(&args.problem)?;
     let (nlp, comp) = AdNlp::from_imported(&prob)?;
     let mut solver = MpccSolver::new(&nlp, &comp, settings)?;
-    solver.solve(&prob.p0, None)
+    solver.solve(&nlp, &comp, &prob.p0, None)
 }
 
 /// Run `fesdj mpcc …`; returns the process exit code (0 solved, 1 not solved, 2 error).

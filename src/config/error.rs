@@ -4,7 +4,7 @@
 use thiserror::Error;
 
 use super::de::DeError;
-use crate::fesdj::expr::ExprError;
+use crate::config::expr::ExprError;
 use crate::fesdj::FesdjError;
 use crate::model::ModelError;
 

@@ -4,7 +4,7 @@
 use std::rc::Rc;
 
 use crate::ad::{gradient_sx, AdError, Function, Sx};
-use crate::fesdj::expr::Expr;
+use crate::config::expr::Expr;
 use crate::fesdj::{ClsFunctions, ClsModel, Contact};
 
 use super::error::{invalid, shape, ConfigError};

@@ -52,6 +52,7 @@
 
 pub mod de;
 pub mod error;
+pub mod expr;
 pub mod expressions;
 mod mpc_build;
 mod ocp_build;

@@ -3,7 +3,7 @@
 use std::rc::Rc;
 
 use crate::ad::Sx;
-use crate::fesdj::expr::Expr;
+use crate::config::expr::Expr;
 use crate::fesdj::ocp::Constraint;
 use crate::fesdj::{transcribe, Bounds, FesdjOptions, Layout, LsqTracking, Mpcc, Ocp};
 use crate::mpc::PeriodicReference;

@@ -2,7 +2,7 @@
 //! parameters, with the scope rules of each field (e.g. `M` may use `q` and parameters only).
 
 use crate::ad::Sx;
-use crate::fesdj::expr::{is_identifier, is_reserved, parse, Expr};
+use crate::config::expr::{is_identifier, is_reserved, parse, Expr};
 
 use super::error::{invalid, ConfigError};
 use super::schema::{Entry, Params};

@@ -21,8 +21,6 @@ mod alloc;
 pub mod cls;
 mod cross_comp;
 pub mod error;
-pub mod expr;
-mod expr_parse;
 mod extract;
 mod friction;
 mod impulse;

@@ -1,15 +1,9 @@
 //! The compiled FESD-J NLP with changeable variable bounds, and an MPCC homotopy solver that
 //! owns it.
 //!
-//! [`MpccSolver`] borrows its problem (`&'a dyn Nlp`), which would force every user of a
-//! [`FesdjProblem`](super::FesdjProblem) (MPC loop, simulator, ROS node) to keep two objects
-//! with a borrow between them. [`OwnedSolver`] keeps the problem on the heap next to the solver
-//! that borrows it; the only `unsafe` of the module is the lifetime extension of those two
-//! references, with the invariants stated at each use.
-
-use std::cell::RefCell;
-use std::mem::ManuallyDrop;
-use std::ptr::NonNull;
+//! [`MpccSolver`] takes its problem per solve; [`OwnedSolver`] keeps the problem (NLP and
+//! complementarity functions) next to the solver, so that a user of a
+//! [`FesdjProblem`](super::FesdjProblem) (MPC loop, simulator, ROS node) holds one object.
 
 use crate::ad::SparsityPattern;
 use crate::solver::ad_nlp::{AdComplementarity, AdNlp};
@@ -20,37 +14,37 @@ use crate::solver::{EvalError, MpccResult, MpccSettings, MpccSolver, Nlp, Solver
 /// simulation §4.6). Constraint bounds never change.
 pub(crate) struct FesdjNlp {
     inner: AdNlp,
-    x_l: RefCell<Vec<f64>>,
-    x_u: RefCell<Vec<f64>>,
-    x0: RefCell<Vec<f64>>,
+    x_l: Vec<f64>,
+    x_u: Vec<f64>,
+    x0: Vec<f64>,
 }
 
 impl FesdjNlp {
     pub fn new(inner: AdNlp, x_l: Vec<f64>, x_u: Vec<f64>, x0: Vec<f64>) -> FesdjNlp {
         FesdjNlp {
             inner,
-            x_l: RefCell::new(x_l),
-            x_u: RefCell::new(x_u),
-            x0: RefCell::new(x0),
+            x_l,
+            x_u,
+            x0,
         }
     }
 
     /// Fix variable `i` to `x` (equal bounds and start value).
-    pub fn fix(&self, i: usize, x: f64) {
-        self.x_l.borrow_mut()[i] = x;
-        self.x_u.borrow_mut()[i] = x;
-        self.x0.borrow_mut()[i] = x;
+    pub fn fix(&mut self, i: usize, x: f64) {
+        self.x_l[i] = x;
+        self.x_u[i] = x;
+        self.x0[i] = x;
     }
 
     /// Set the bounds of variable `i`.
-    pub fn set_bounds(&self, i: usize, lb: f64, ub: f64) {
-        self.x_l.borrow_mut()[i] = lb;
-        self.x_u.borrow_mut()[i] = ub;
+    pub fn set_bounds(&mut self, i: usize, lb: f64, ub: f64) {
+        self.x_l[i] = lb;
+        self.x_u[i] = ub;
     }
 
     /// Lower and upper bound of variable `i`.
     pub fn bound(&self, i: usize) -> (f64, f64) {
-        (self.x_l.borrow()[i], self.x_u.borrow()[i])
+        (self.x_l[i], self.x_u[i])
     }
 }
 
@@ -66,11 +60,11 @@ impl Nlp for FesdjNlp {
     }
     fn bounds(&self, x_l: &mut [f64], x_u: &mut [f64], g_l: &mut [f64], g_u: &mut [f64]) {
         self.inner.bounds(x_l, x_u, g_l, g_u);
-        x_l.copy_from_slice(&self.x_l.borrow());
-        x_u.copy_from_slice(&self.x_u.borrow());
+        x_l.copy_from_slice(&self.x_l);
+        x_u.copy_from_slice(&self.x_u);
     }
     fn initial_point(&self, x0: &mut [f64]) {
-        x0.copy_from_slice(&self.x0.borrow());
+        x0.copy_from_slice(&self.x0);
     }
     fn jacobian_pattern(&self) -> &SparsityPattern {
         self.inner.jacobian_pattern()
@@ -102,12 +96,11 @@ impl Nlp for FesdjNlp {
     }
 }
 
-/// An [`MpccSolver`] together with the NLP and complementarity functions it borrows.
+/// An [`MpccSolver`] together with the NLP and complementarity functions it solves.
 pub(crate) struct OwnedSolver {
-    // Declared (and dropped, see `Drop`) before the data it borrows.
-    solver: ManuallyDrop<MpccSolver<'static>>,
-    nlp: NonNull<FesdjNlp>,
-    comp: NonNull<AdComplementarity>,
+    nlp: FesdjNlp,
+    comp: AdComplementarity,
+    solver: MpccSolver,
     /// The result of the last solve, its vectors reused by the next one.
     result: MpccResult,
 }
@@ -118,36 +111,23 @@ impl OwnedSolver {
         comp: AdComplementarity,
         settings: MpccSettings,
     ) -> Result<OwnedSolver, SolverError> {
-        let nlp = NonNull::from(Box::leak(Box::new(nlp)));
-        let comp = NonNull::from(Box::leak(Box::new(comp)));
-        // SAFETY: both pointers come from leaked boxes, so they are valid, aligned and never
-        // moved. The `'static` references handed to the solver are used only while the solver
-        // exists; `Drop` destroys the solver before freeing the boxes, and nothing ever creates
-        // a `&mut` to the pointees (mutation goes through the `RefCell`s of `FesdjNlp`).
-        let (nr, cr): (&'static FesdjNlp, &'static AdComplementarity) =
-            unsafe { (nlp.as_ref(), comp.as_ref()) };
-        match MpccSolver::new(nr, cr, settings) {
-            Ok(solver) => Ok(OwnedSolver {
-                solver: ManuallyDrop::new(solver),
-                nlp,
-                comp,
-                result: MpccResult::empty(),
-            }),
-            Err(e) => {
-                // SAFETY: the solver was not built, so no reference to the boxes survives.
-                unsafe {
-                    drop(Box::from_raw(nlp.as_ptr()));
-                    drop(Box::from_raw(comp.as_ptr()));
-                }
-                Err(e)
-            }
-        }
+        let solver = MpccSolver::new(&nlp, &comp, settings)?;
+        Ok(OwnedSolver {
+            nlp,
+            comp,
+            solver,
+            result: MpccResult::empty(),
+        })
     }
 
-    /// The NLP (shared; its bounds are changed through interior mutability).
+    /// The NLP.
     pub fn nlp(&self) -> &FesdjNlp {
-        // SAFETY: valid until `Drop` (see `new`).
-        unsafe { self.nlp.as_ref() }
+        &self.nlp
+    }
+
+    /// The NLP, to change its variable bounds and start point before the next solve.
+    pub fn nlp_mut(&mut self) -> &mut FesdjNlp {
+        &mut self.nlp
     }
 
     pub fn settings(&self) -> &MpccSettings {
@@ -163,9 +143,9 @@ impl OwnedSolver {
         self.solver.duals()
     }
 
-    /// The relaxed NLP's rows of pair `i` (see `RelaxedNlp::pair_rows`).
-    pub fn pair_rows(&mut self, i: usize) -> (Option<usize>, Option<usize>, Option<usize>) {
-        self.solver.relaxed().pair_rows(i)
+    /// The relaxed NLP's rows of pair `i` (see `RelaxedStructure::pair_rows`).
+    pub fn pair_rows(&self, i: usize) -> (Option<usize>, Option<usize>, Option<usize>) {
+        self.solver.structure().pair_rows(i)
     }
 
     /// Solve from a primal-dual point (see `MpccSolver::solve_warm_into`).
@@ -174,26 +154,16 @@ impl OwnedSolver {
         p: &[f64],
         start: WarmPoint<'_>,
     ) -> Result<&MpccResult, SolverError> {
-        self.solver.solve_warm_into(p, start, &mut self.result)?;
+        self.solver
+            .solve_warm_into(&self.nlp, &self.comp, p, start, &mut self.result)?;
         Ok(&self.result)
     }
 
     /// Solve; the result lives in this solver and its buffers are reused (after the first
     /// solve, no allocation).
     pub fn solve(&mut self, p: &[f64], x0: Option<&[f64]>) -> Result<&MpccResult, SolverError> {
-        self.solver.solve_into(p, x0, &mut self.result)?;
+        self.solver
+            .solve_into(&self.nlp, &self.comp, p, x0, &mut self.result)?;
         Ok(&self.result)
-    }
-}
-
-impl Drop for OwnedSolver {
-    fn drop(&mut self) {
-        // SAFETY: the solver is dropped exactly once, here, before the boxes it borrows; the
-        // boxes were created by `Box::leak` in `new` and are freed exactly once.
-        unsafe {
-            ManuallyDrop::drop(&mut self.solver);
-            drop(Box::from_raw(self.nlp.as_ptr()));
-            drop(Box::from_raw(self.comp.as_ptr()));
-        }
     }
 }

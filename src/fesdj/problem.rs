@@ -154,7 +154,7 @@ impl FesdjProblem {
         let mpcc = transcribe(ocp, options)?;
         let (nlp, comp) = mpcc.nlp_with(solve.solver.hessian)?;
         let nlp = FesdjNlp::new(nlp, mpcc.lbw.clone(), mpcc.ubw.clone(), mpcc.w0.clone());
-        let mut solver = OwnedSolver::new(nlp, comp, solve.solver)?;
+        let solver = OwnedSolver::new(nlp, comp, solve.solver)?;
         let (m_relaxed, n_relaxed) = {
             let (l, z, _) = solver.duals();
             (l.len(), z.len())
@@ -238,7 +238,7 @@ impl FesdjProblem {
                 why: "must be finite".into(),
             });
         }
-        let nlp = self.solver.nlp();
+        let nlp = self.solver.nlp_mut();
         for (&i, &x) in self.layout.x0_q.iter().chain(&self.layout.x0_v).zip(x0) {
             nlp.fix(i, x);
             self.guess[i] = x;
@@ -280,7 +280,7 @@ impl FesdjProblem {
     pub fn fix_control(&mut self, k: usize, u: &[f64]) -> Result<(), FesdjError> {
         self.check_interval(k)?;
         check_len("u", self.layout.u(k).len(), u.len())?;
-        let nlp = self.solver.nlp();
+        let nlp = self.solver.nlp_mut();
         for (&i, &x) in self.layout.intervals[k].u.iter().zip(u) {
             if !x.is_finite() {
                 return Err(FesdjError::Problem {
@@ -297,7 +297,7 @@ impl FesdjProblem {
     /// Give the control of interval `k` its transcribed bounds again.
     pub fn release_control(&mut self, k: usize) -> Result<(), FesdjError> {
         self.check_interval(k)?;
-        let nlp = self.solver.nlp();
+        let nlp = self.solver.nlp_mut();
         for &i in &self.layout.intervals[k].u {
             nlp.set_bounds(i, self.lbw0[i], self.ubw0[i]);
         }
@@ -331,7 +331,7 @@ impl FesdjProblem {
                 why: format!("needs lb ≤ ub, got [{lb}, {ub}]"),
             });
         }
-        self.solver.nlp().set_bounds(i, lb, ub);
+        self.solver.nlp_mut().set_bounds(i, lb, ub);
         Ok(())
     }
 

@@ -1,4 +1,4 @@
-//! Closed-loop runs against the FESD-J simulator as plant (what `fesdj mpc` does): the plant
+//! Closed-loop runs against a [`Plant`] (the FESD-J simulator: what `fesdj mpc` does): the plant
 //! may be a different model (mismatch) and the measured state may carry Gaussian noise.
 
 use std::time::Duration;
@@ -11,6 +11,7 @@ use super::controller::{Controller, Counters};
 use super::error::MpcError;
 use super::plan::PlanSource;
 use super::plant::Plant;
+use super::stats::percentile;
 
 /// Options of a closed-loop run.
 #[derive(Clone, Debug, PartialEq)]
@@ -114,15 +115,6 @@ impl Noise {
         self.spare = Some(r * th.sin());
         r * th.cos()
     }
-}
-
-/// Nearest-rank percentile `p` ∈ [0, 1] of an ascending slice (0 when empty).
-pub(crate) fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    let idx = ((sorted.len() - 1) as f64 * p).round() as usize;
-    sorted[idx.min(sorted.len() - 1)]
 }
 
 /// Run `ctrl` in closed loop with `plant` from `x0` for `options.steps` ticks of one plant

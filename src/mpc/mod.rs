@@ -21,6 +21,7 @@ pub mod plant;
 pub mod projection;
 pub mod reference;
 pub mod settings;
+pub(crate) mod stats;
 
 pub use closed_loop::{
     run_closed_loop, run_closed_loop_with, ClosedLoopLog, ClosedLoopOptions, ReferenceFn, TickLog,

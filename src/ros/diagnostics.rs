@@ -16,7 +16,7 @@
 use std::fmt::Write;
 use std::time::{Duration as StdDuration, Instant};
 
-use crate::mpc::closed_loop::percentile;
+use crate::mpc::stats::percentile;
 
 use super::msg::{DiagnosticArray, DiagnosticStatus, KeyValue, Time};
 use super::provider::{Plan, PlanStatus};

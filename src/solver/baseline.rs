@@ -300,13 +300,14 @@ pub fn ipopt_mpcc(
             break;
         }
         let sigma = schedule.sigma;
-        ours.relaxed().sigma = sigma;
+        ours.structure_mut().sigma = sigma;
         let mut s = settings.ipm.clone();
         s.max_wall_time = left.min(settings.ipm.max_wall_time);
         if !schedule.first() {
             s.mu_init = (settings.mu_warm_factor * sigma).clamp(1e-9, 1e-3);
         }
-        let relaxed: &dyn Nlp = ours.relaxed();
+        let relaxed = ours.relaxed(nlp, comp)?;
+        let relaxed: &dyn Nlp = &relaxed;
         let r = match &warm {
             Some(w) => ipopt_solve(
                 relaxed,
@@ -324,7 +325,7 @@ pub fn ipopt_mpcc(
         iters += r.iterations;
         last = r.status;
         let (rmin, _, _) = resid(&r.x, &mut gv, &mut hv);
-        let r_stop = ours.stop_residual(&r.x, p);
+        let r_stop = ours.stop_residual(comp, &r.x, p)?;
         steps.push(HomotopyStep {
             sigma,
             status: r.status,

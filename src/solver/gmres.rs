@@ -1,9 +1,19 @@
-//! The GMRES fallback of the KKT solve ([`Kkt::solve`] with `kkt_gmres`): restarted GMRES on
-//! the KKT system, preconditioned by its regularised LDLᵀ factor.
+//! The GMRES fallback of the KKT solve ([`Kkt::solve`](super::kkt::Kkt::solve) with
+//! `kkt_gmres`): restarted GMRES on the KKT system, preconditioned by its regularised LDLᵀ
+//! factor. GMRES sees the system only through [`PreconditionedOperator`].
 
-use super::kkt::Kkt;
+/// A linear system `A x = b` with a preconditioner `M ≈ A` (for the KKT solve: the true KKT
+/// matrix and its regularised factor).
+pub(crate) trait PreconditionedOperator {
+    /// `r = b − A x`.
+    fn residual(&self, b: &[f64], x: &[f64], r: &mut [f64]);
+    /// `out = A x`.
+    fn apply(&self, x: &[f64], out: &mut [f64]);
+    /// `x ← M⁻¹ x`.
+    fn precondition(&mut self, x: &mut [f64]);
+}
 
-/// Relative residual above which [`Kkt::solve`] follows iterative refinement with GMRES.
+/// Relative residual above which the KKT solve follows iterative refinement with GMRES.
 pub(crate) const GMRES_TRIGGER: f64 = 1e-12;
 /// Krylov dimension of one GMRES cycle.
 const GMRES_RESTART: usize = 20;
@@ -46,13 +56,19 @@ impl Gmres {
     }
 
     /// One cycle from `x` (improved in place); `r` is scratch of length `dim`.
-    pub(crate) fn cycle(&mut self, kkt: &mut Kkt, b: &[f64], x: &mut [f64], r: &mut [f64]) {
+    pub(crate) fn cycle(
+        &mut self,
+        op: &mut impl PreconditionedOperator,
+        b: &[f64],
+        x: &mut [f64],
+        r: &mut [f64],
+    ) {
         let (dim, k) = (self.dim, GMRES_RESTART);
         if dim == 0 {
             return;
         }
         let ld = k + 1;
-        kkt.residual(b, x, r);
+        op.residual(b, x, r);
         let beta = dot(r, r).sqrt();
         if !(beta > 0.0 && beta.is_finite()) {
             return;
@@ -65,8 +81,8 @@ impl Gmres {
         let mut used = 0;
         for j in 0..k {
             self.z.copy_from_slice(&self.v[j * dim..(j + 1) * dim]);
-            kkt.apply_factor(&mut self.z);
-            kkt.matvec(&self.z, &mut self.w);
+            op.precondition(&mut self.z);
+            op.apply(&self.z, &mut self.w);
             for i in 0..=j {
                 let vi = &self.v[i * dim..(i + 1) * dim];
                 let hij = dot(&self.w, vi);
@@ -123,7 +139,7 @@ impl Gmres {
                 *zl += yi * vl;
             }
         }
-        kkt.apply_factor(&mut self.z);
+        op.precondition(&mut self.z);
         if self.z.iter().all(|v| v.is_finite()) {
             for (xl, zl) in x.iter_mut().zip(self.z.iter()) {
                 *xl += zl;

@@ -16,7 +16,7 @@
 //! and `m` negative.
 
 use super::error::SolverError;
-use super::gmres::{Gmres, GMRES_CYCLES, GMRES_TRIGGER};
+use super::gmres::{Gmres, PreconditionedOperator, GMRES_CYCLES, GMRES_TRIGGER};
 use super::ldlt::StaticLdlt;
 use crate::ad::SparsityPattern;
 use faer::sparse::linalg::cholesky::{
@@ -431,6 +431,19 @@ impl Kkt {
         for (ri, bi) in r.iter_mut().zip(rhs.iter()) {
             *ri = bi - *ri;
         }
+    }
+}
+
+/// GMRES on the true KKT matrix, preconditioned by the factor of the regularised one.
+impl PreconditionedOperator for Kkt {
+    fn residual(&self, b: &[f64], x: &[f64], r: &mut [f64]) {
+        Kkt::residual(self, b, x, r)
+    }
+    fn apply(&self, x: &[f64], out: &mut [f64]) {
+        self.matvec(x, out)
+    }
+    fn precondition(&mut self, x: &mut [f64]) {
+        self.apply_factor(x)
     }
 }
 

@@ -176,9 +176,7 @@ impl StaticLdlt {
                 x[j] = 0.0;
                 let start = self.l_ptr[j];
                 for (&i, &lij) in self.l_row[start..pos].iter().zip(&self.l[start..pos]) {
-                    // SAFETY: every row index of `L` is below `n` by construction (`new`), and
-                    // `x` has length `n`.
-                    unsafe { *x.get_unchecked_mut(i) -= lij * xj };
+                    x[i] -= lij * xj;
                 }
                 let lkj = xj * self.d[j].recip();
                 dk -= lkj * xj;
@@ -203,8 +201,7 @@ impl StaticLdlt {
             let wj = w[j];
             let (s, e) = (self.l_ptr[j], self.l_ptr[j + 1]);
             for (&i, &lij) in self.l_row[s..e].iter().zip(&self.l[s..e]) {
-                // SAFETY: row indices of `L` are below `n` (see `factor`); `w` has length `n`.
-                unsafe { *w.get_unchecked_mut(i) -= lij * wj };
+                w[i] -= lij * wj;
             }
         }
         // D⁻¹ and Lᵀ in one sweep, in faer's operation order.
@@ -212,8 +209,7 @@ impl StaticLdlt {
             let (s, e) = (self.l_ptr[j], self.l_ptr[j + 1]);
             let mut acc = 0.0;
             for (&i, &lij) in self.l_row[s..e].iter().zip(&self.l[s..e]).rev() {
-                // SAFETY: as above.
-                acc += lij * unsafe { *w.get_unchecked(i) };
+                acc += lij * w[i];
             }
             w[j] = w[j] * self.d[j].recip() - acc;
         }

@@ -1,7 +1,9 @@
 //! The `fesdj-function` document: parsing, validation and replay over `Sx` registers.
 
-use super::{as_object, check_header, describe, field, index_value, parse_json, real_value};
-use super::{string_field, usize_field, Origin, FUNCTION_FORMAT};
+use super::format::{
+    as_object, check_header, describe, field, index_value, parse_json, real_value,
+};
+use super::format::{string_field, usize_field, Origin, FUNCTION_FORMAT};
 use crate::ad::error::AdError;
 use crate::ad::function::Function;
 use crate::ad::op::OpCode;

@@ -1,7 +1,8 @@
 //! The `fesdj-mpcc` document: an MPCC with bounds, start point, parameters and four functions.
 
-use super::{as_object, check_header, describe, field, string_field, usize_field};
-use super::{parse_json, FunctionDoc, Origin, PROBLEM_FORMAT};
+use super::format::{as_object, check_header, describe, field, string_field, usize_field};
+use super::format::{parse_json, Origin, PROBLEM_FORMAT};
+use super::function_doc::FunctionDoc;
 use crate::ad::error::AdError;
 use crate::ad::function::Function;
 use crate::ad::sx::Sx;

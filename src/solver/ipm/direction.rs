@@ -1,7 +1,7 @@
 //! Search direction: the reduced primal-dual system with inertia correction.
 
 use super::init::KAPPA_D;
-use super::Ipm;
+use super::state::Ipm;
 use crate::solver::kkt::Factor;
 
 impl Ipm {

@@ -1,6 +1,6 @@
 //! Initial point, scaling, evaluations, residuals, error measures and the barrier update.
 
-use super::{AdaptiveState, Ipm, Start};
+use super::state::{AdaptiveState, Ipm, Start};
 use crate::solver::kkt::{inf_norm, Factor};
 use crate::solver::nlp::{Nlp, INF_BOUND};
 use crate::solver::settings::MuStrategy;

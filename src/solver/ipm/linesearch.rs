@@ -1,7 +1,7 @@
 //! Filter line search with second-order corrections (Wächter & Biegler 2006, §2.3–2.4).
 
 use super::init::{eval_fg, KAPPA_D};
-use super::Ipm;
+use super::state::Ipm;
 use crate::solver::nlp::Nlp;
 use crate::solver::status::IterStats;
 use std::time::Instant;

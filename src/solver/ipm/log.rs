@@ -1,6 +1,6 @@
 //! The iteration log (IPOPT-like columns).
 
-use super::Ipm;
+use super::state::Ipm;
 use crate::solver::status::IterStats;
 use std::io::Write;
 

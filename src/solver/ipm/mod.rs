@@ -16,36 +16,21 @@ mod direction;
 mod init;
 mod linesearch;
 mod log;
+mod resto_nlp;
 mod restoration;
+mod state;
+
+pub use state::{Ipm, Start};
 
 use super::error::SolverError;
 use super::kkt::Kkt;
 use super::nlp::{validate_nlp, Nlp};
 use super::settings::Settings;
 use super::status::{Info, Status};
+use linesearch::Outcome;
+use state::{AdaptiveState, Hook, Restoration};
 use std::io::Write;
 use std::time::Instant;
-
-/// How to start a solve.
-#[derive(Clone, Copy, Debug)]
-pub enum Start<'a> {
-    /// Cold start from [`Nlp::initial_point`].
-    Initial,
-    /// Cold start from the given primal point.
-    Primal(&'a [f64]),
-    /// Warm start from a previous primal-dual solution (unscaled multipliers, as returned in
-    /// [`Solution`]).
-    Warm {
-        /// Primal point (n).
-        x: &'a [f64],
-        /// Constraint multipliers (m).
-        lambda: &'a [f64],
-        /// Lower-bound multipliers (n).
-        z_l: &'a [f64],
-        /// Upper-bound multipliers (n).
-        z_u: &'a [f64],
-    },
-}
 
 /// The final primal-dual point of a solve (unscaled; multipliers satisfy
 /// `∇f + Jᵀλ − z_L + z_U = 0` at a KKT point).
@@ -63,104 +48,6 @@ pub struct Solution<'a> {
     pub z_u: &'a [f64],
     /// Objective value.
     pub objective: f64,
-}
-
-/// Early-exit hook: called with the primal iterate after every accepted step; returning
-/// `true` stops the solve with [`Status::UserStop`].
-pub(crate) type Hook<'h> = &'h mut dyn FnMut(&[f64]) -> bool;
-
-/// The interior-point solver with all its work space, built once per problem structure.
-pub struct Ipm {
-    settings: Settings,
-    n: usize,
-    m: usize,
-    nnz_j: usize,
-    nnz_h: usize,
-    jac_row: Vec<u32>,
-    jac_col: Vec<u32>,
-    // bounds (constraint bounds scaled)
-    xl: Vec<f64>,
-    xu: Vec<f64>,
-    has_xl: Vec<bool>,
-    has_xu: Vec<bool>,
-    fixed: Vec<bool>,
-    gl: Vec<f64>,
-    gu: Vec<f64>,
-    is_eq: Vec<bool>,
-    has_sl: Vec<bool>,
-    has_su: Vec<bool>,
-    // scaling
-    obj_scale: f64,
-    con_scale: Vec<f64>,
-    // iterate
-    x: Vec<f64>,
-    s: Vec<f64>,
-    y: Vec<f64>,
-    zl: Vec<f64>,
-    zu: Vec<f64>,
-    vl: Vec<f64>,
-    vu: Vec<f64>,
-    f: f64,
-    grad: Vec<f64>,
-    g: Vec<f64>,
-    jac: Vec<f64>,
-    hess: Vec<f64>,
-    lam_cb: Vec<f64>,
-    // residuals
-    rx: Vec<f64>,
-    rc: Vec<f64>,
-    // direction
-    dx: Vec<f64>,
-    ds: Vec<f64>,
-    dy: Vec<f64>,
-    dzl: Vec<f64>,
-    dzu: Vec<f64>,
-    dvl: Vec<f64>,
-    dvu: Vec<f64>,
-    // trial
-    xt: Vec<f64>,
-    st: Vec<f64>,
-    gt: Vec<f64>,
-    ft: f64,
-    // KKT
-    kkt: Kkt,
-    rhs: Vec<f64>,
-    sol: Vec<f64>,
-    sol_save: Vec<f64>,
-    soc_alpha: f64,
-    fact_start: usize,
-    diag_x: Vec<f64>,
-    diag_c: Vec<f64>,
-    bs: Vec<f64>,
-    sig_s: Vec<f64>,
-    csoc: Vec<f64>,
-    // algorithm state
-    mu: f64,
-    delta_w: f64,
-    last_delta_w: f64,
-    reg_c: f64,
-    filter: Vec<(f64, f64)>,
-    theta_max: f64,
-    theta_min: f64,
-    /// Consecutive iterations whose last rejected trial point was rejected by the filter
-    /// (IPOPT's filter-reset heuristic, `filter_reset_trigger`).
-    filter_rejections: usize,
-    /// Filter resets done in this solve (at most `Settings::max_filter_resets`).
-    filter_resets: usize,
-    /// Relative residual of the last KKT solve after iterative refinement.
-    kkt_residual: f64,
-    info: Info,
-    // outputs
-    out_lambda: Vec<f64>,
-    out_zl: Vec<f64>,
-    out_zu: Vec<f64>,
-    out_g: Vec<f64>,
-    // restoration
-    is_restoration: bool,
-    resto: Option<Box<restoration::Restoration>>,
-    log: Option<Box<dyn Write + Send>>,
-    log_prefix: &'static str,
-    start_time: Instant,
 }
 
 impl Ipm {
@@ -190,7 +77,7 @@ impl Ipm {
             None
         };
         let resto = if settings.restoration {
-            Some(Box::new(restoration::Restoration::new(nlp, &settings)?))
+            Some(Box::new(Restoration::new(nlp, &settings)?))
         } else {
             None
         };
@@ -462,8 +349,8 @@ impl Ipm {
             let ls = self.line_search(nlp, p);
             self.info.timers.line_search += t1.elapsed().as_secs_f64();
             match ls {
-                linesearch::Outcome::Accepted => {}
-                linesearch::Outcome::Failed => {
+                Outcome::Accepted => {}
+                Outcome::Failed => {
                     if self.is_restoration || !self.settings.restoration {
                         return Status::RestorationFailed;
                     }
@@ -476,7 +363,7 @@ impl Ipm {
                     acceptable_count = 0;
                     continue;
                 }
-                linesearch::Outcome::EvalError => return Status::EvaluationError,
+                Outcome::EvalError => return Status::EvaluationError,
             }
             if let Some(h) = hook.as_mut() {
                 if h(&self.x) {
@@ -485,13 +372,4 @@ impl Ipm {
             }
         }
     }
-}
-
-/// State of the adaptive barrier strategy.
-#[derive(Default)]
-pub(crate) struct AdaptiveState {
-    fixed_mode: bool,
-    recent: [f64; 4],
-    count: usize,
-    switch_error: f64,
 }

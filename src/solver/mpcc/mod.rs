@@ -14,7 +14,7 @@ mod relaxed;
 mod schedule;
 mod settings;
 
-pub use relaxed::{Relaxation, RelaxedNlp};
+pub use relaxed::{Relaxation, RelaxedNlp, RelaxedStructure};
 pub use settings::{MpccSettings, Polish, SigmaUpdate, StopMeasure};
 
 use super::error::SolverError;
@@ -112,9 +112,12 @@ enum First<'a> {
     Warm(WarmPoint<'a>),
 }
 
-/// The homotopy solver: relaxed NLP structure and IPM work space, built once.
-pub struct MpccSolver<'a> {
-    relaxed: RelaxedNlp<'a>,
+/// The homotopy solver: relaxed NLP structure and IPM work space, built once for the dimensions
+/// and sparsity patterns of a problem. The problem itself (the NLP and its complementarity
+/// functions) is an argument of every solve, like [`Ipm::solve`]'s; it must have the
+/// dimensions the solver was built for (checked).
+pub struct MpccSolver {
+    relaxed: RelaxedStructure,
     ipm: Ipm,
     settings: MpccSettings,
     x: Vec<f64>,
@@ -131,17 +134,18 @@ pub struct MpccSolver<'a> {
     viol: [Vec<f64>; 5],
 }
 
-impl<'a> MpccSolver<'a> {
-    /// Build the relaxed NLP and the IPM for `nlp` with pairs `comp`.
+impl MpccSolver {
+    /// Build the relaxed NLP structure and the IPM work space for `nlp` with pairs `comp`
+    /// (read for their dimensions and patterns, not kept).
     pub fn new(
-        nlp: &'a dyn Nlp,
-        comp: &'a dyn Complementarity,
+        nlp: &dyn Nlp,
+        comp: &dyn Complementarity,
         settings: MpccSettings,
     ) -> Result<Self, SolverError> {
         settings.validate()?;
-        let relaxed = RelaxedNlp::new(nlp, comp, settings.relaxation)?;
-        let ipm = Ipm::new(&relaxed, settings.ipm.clone())?;
-        let (n, m, k) = (relaxed.n(), relaxed.m(), relaxed.n_pairs());
+        let relaxed = RelaxedStructure::new(nlp, comp, settings.relaxation)?;
+        let ipm = Ipm::new(&relaxed.bind(nlp, comp)?, settings.ipm.clone())?;
+        let (n, m, k) = (nlp.n(), relaxed.m(), relaxed.n_pairs());
         Ok(MpccSolver {
             relaxed,
             ipm,
@@ -185,9 +189,25 @@ impl<'a> MpccSolver<'a> {
         Ok(())
     }
 
-    /// The relaxed NLP (e.g. to hand the identical problem to another solver).
-    pub fn relaxed(&mut self) -> &mut RelaxedNlp<'a> {
+    /// The relaxed NLP structure (σ of the next subproblem, rows of the pairs).
+    pub fn structure(&self) -> &RelaxedStructure {
+        &self.relaxed
+    }
+
+    /// The relaxed NLP structure, e.g. to set σ before handing [`MpccSolver::relaxed`] to
+    /// another solver.
+    pub fn structure_mut(&mut self) -> &mut RelaxedStructure {
         &mut self.relaxed
+    }
+
+    /// The relaxed NLP of `nlp` and `comp` at the current σ (e.g. to hand the identical
+    /// problem to another solver).
+    pub fn relaxed<'s>(
+        &'s self,
+        nlp: &'s dyn Nlp,
+        comp: &'s dyn Complementarity,
+    ) -> Result<RelaxedNlp<'s>, SolverError> {
+        self.relaxed.bind(nlp, comp)
     }
 
     /// The IPM (its `info()` describes the last subproblem).
@@ -196,12 +216,8 @@ impl<'a> MpccSolver<'a> {
     }
 
     /// Residuals `(max min(G,H), max G·H, max(-G,-H,0))` at `x`.
-    fn residuals(&mut self, x: &[f64], p: &[f64]) -> (f64, f64, f64) {
-        if self
-            .relaxed
-            .eval_comp(x, p, &mut self.gv, &mut self.hv)
-            .is_err()
-        {
+    fn residuals(&mut self, comp: &dyn Complementarity, x: &[f64], p: &[f64]) -> (f64, f64, f64) {
+        if comp.eval(x, p, &mut self.gv, &mut self.hv).is_err() {
             return (f64::INFINITY, f64::INFINITY, f64::INFINITY);
         }
         let (mut rmin, mut rprod, mut neg) = (0.0f64, 0.0f64, 0.0f64);
@@ -213,9 +229,33 @@ impl<'a> MpccSolver<'a> {
         (rmin, rprod, neg)
     }
 
-    /// The stop-test measure of [`MpccSettings::stop_measure`] at `x`.
-    pub fn stop_residual(&mut self, x: &[f64], p: &[f64]) -> f64 {
-        let (rmin, rprod, _) = self.residuals(x, p);
+    /// The stop-test measure of [`MpccSettings::stop_measure`] at `x` for the pairs `comp`
+    /// (with the dimensions the solver was built for).
+    pub fn stop_residual(
+        &mut self,
+        comp: &dyn Complementarity,
+        x: &[f64],
+        p: &[f64],
+    ) -> Result<f64, SolverError> {
+        let (k, n) = (self.relaxed.n_pairs(), self.x.len());
+        for (what, expected, got) in [
+            ("pairs", k, comp.n_pairs()),
+            ("complementarity n", n, comp.n()),
+            ("x", n, x.len()),
+        ] {
+            if expected != got {
+                return Err(SolverError::Dimension {
+                    what,
+                    expected,
+                    got,
+                });
+            }
+        }
+        Ok(self.stop_measure(comp, x, p))
+    }
+
+    fn stop_measure(&mut self, comp: &dyn Complementarity, x: &[f64], p: &[f64]) -> f64 {
+        let (rmin, rprod, _) = self.residuals(comp, x, p);
         match self.settings.stop_measure {
             StopMeasure::Min => rmin,
             StopMeasure::Product => rprod,
@@ -242,6 +282,8 @@ impl<'a> MpccSolver<'a> {
     /// cold start at the IPM's `mu_init`. `lambda` has the relaxed NLP's `m` rows.
     pub fn solve_warm_into(
         &mut self,
+        nlp: &dyn Nlp,
+        comp: &dyn Complementarity,
         p: &[f64],
         start: WarmPoint<'_>,
         out: &mut MpccResult,
@@ -259,13 +301,20 @@ impl<'a> MpccSolver<'a> {
                 )));
             }
         }
-        self.run(p, First::Warm(start), out)
+        self.run(nlp, comp, p, First::Warm(start), out)
     }
 
-    /// Run the homotopy with parameters `p` from `x0` (or the NLP's initial point).
-    pub fn solve(&mut self, p: &[f64], x0: Option<&[f64]>) -> Result<MpccResult, SolverError> {
+    /// Run the homotopy on `nlp` with pairs `comp` (the dimensions the solver was built for)
+    /// with parameters `p` from `x0` (or the NLP's initial point).
+    pub fn solve(
+        &mut self,
+        nlp: &dyn Nlp,
+        comp: &dyn Complementarity,
+        p: &[f64],
+        x0: Option<&[f64]>,
+    ) -> Result<MpccResult, SolverError> {
         let mut out = MpccResult::empty();
-        self.solve_into(p, x0, &mut out)?;
+        self.solve_into(nlp, comp, p, x0, &mut out)?;
         Ok(out)
     }
 
@@ -273,6 +322,8 @@ impl<'a> MpccSolver<'a> {
     /// solve of this solver, the whole homotopy allocates nothing.
     pub fn solve_into(
         &mut self,
+        nlp: &dyn Nlp,
+        comp: &dyn Complementarity,
         p: &[f64],
         x0: Option<&[f64]>,
         out: &mut MpccResult,
@@ -281,16 +332,19 @@ impl<'a> MpccSolver<'a> {
             Some(x) => First::Primal(x),
             None => First::Initial,
         };
-        self.run(p, first, out)
+        self.run(nlp, comp, p, first, out)
     }
 
     fn run(
         &mut self,
+        nlp: &dyn Nlp,
+        comp: &dyn Complementarity,
         p: &[f64],
         first: First<'_>,
         out: &mut MpccResult,
     ) -> Result<(), SolverError> {
         let t0 = Instant::now();
+        self.relaxed.check(nlp, comp)?;
         let st = self.settings.clone();
         let mut steps = std::mem::take(&mut self.steps);
         steps.clear();
@@ -299,14 +353,17 @@ impl<'a> MpccSolver<'a> {
         steps.reserve(st.max_recorded_steps());
         out.steps.clear();
         out.steps.reserve(st.max_recorded_steps());
-        let r = self.homotopy(p, first, &st, t0, &mut steps, out);
+        let r = self.homotopy(nlp, comp, p, first, &st, t0, &mut steps, out);
         out.steps.extend_from_slice(&steps);
         self.steps = steps;
         r
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn homotopy(
         &mut self,
+        nlp: &dyn Nlp,
+        comp: &dyn Complementarity,
         p: &[f64],
         first: First<'_>,
         st: &MpccSettings,
@@ -345,10 +402,18 @@ impl<'a> MpccSolver<'a> {
             let ts = Instant::now();
             let status = if k0 || !have_solution {
                 match first {
-                    First::Primal(x) => self.ipm.solve(&self.relaxed, p, Start::Primal(x))?,
-                    First::Initial => self.ipm.solve(&self.relaxed, p, Start::Initial)?,
+                    First::Primal(x) => self.ipm.solve(
+                        &self.relaxed.bind_unchecked(nlp, comp),
+                        p,
+                        Start::Primal(x),
+                    )?,
+                    First::Initial => self.ipm.solve(
+                        &self.relaxed.bind_unchecked(nlp, comp),
+                        p,
+                        Start::Initial,
+                    )?,
                     First::Warm(w) => self.ipm.solve(
-                        &self.relaxed,
+                        &self.relaxed.bind_unchecked(nlp, comp),
                         p,
                         Start::Warm {
                             x: w.x,
@@ -366,7 +431,7 @@ impl<'a> MpccSolver<'a> {
                     std::mem::take(&mut self.zu),
                 );
                 let r = self.ipm.solve(
-                    &self.relaxed,
+                    &self.relaxed.bind_unchecked(nlp, comp),
                     p,
                     Start::Warm {
                         x: &x,
@@ -393,8 +458,8 @@ impl<'a> MpccSolver<'a> {
             }
             let mut xs = std::mem::take(&mut self.xs);
             xs.copy_from_slice(&self.x);
-            let (rmin, _, _) = self.residuals(&xs, p);
-            let r_stop = self.stop_residual(&xs, p);
+            let (rmin, _, _) = self.residuals(comp, &xs, p);
+            let r_stop = self.stop_measure(comp, &xs, p);
             self.xs = xs;
             steps.push(HomotopyStep {
                 sigma,
@@ -422,7 +487,7 @@ impl<'a> MpccSolver<'a> {
             {
                 early_from = last_solved;
                 early_attempts += 1;
-                if self.polish(p, steps, &mut iters, false, t0)? {
+                if self.polish(nlp, comp, p, steps, &mut iters, false, t0)? {
                     polished = true;
                     converged = true;
                     last_status = Status::Solved;
@@ -439,7 +504,7 @@ impl<'a> MpccSolver<'a> {
             Polish::Always => !polished,
         };
         if want_polish && have_solution {
-            polished = self.polish(p, steps, &mut iters, converged, t0)?;
+            polished = self.polish(nlp, comp, p, steps, &mut iters, converged, t0)?;
             if polished {
                 converged = true;
                 last_status = Status::Solved;
@@ -448,11 +513,11 @@ impl<'a> MpccSolver<'a> {
         // final measures at the kept solution
         let mut xs = std::mem::take(&mut self.xs);
         xs.copy_from_slice(&self.x);
-        let (rmin, rprod, neg) = self.residuals(&xs, p);
-        let r_stop = self.stop_residual(&xs, p);
+        let (rmin, rprod, neg) = self.residuals(comp, &xs, p);
+        let r_stop = self.stop_measure(comp, &xs, p);
         self.xs = xs;
-        let objective = self.original_objective(p);
-        let viol = self.original_violation(p).max(neg);
+        let objective = self.original_objective(nlp, p);
+        let viol = self.original_violation(nlp, p).max(neg);
         let status = if converged && r_stop <= st.comp_tol {
             Status::Solved
         } else if last_status.is_success() {
@@ -475,8 +540,11 @@ impl<'a> MpccSolver<'a> {
     }
 
     /// Fix the active set at the current solution and re-solve. Returns true if kept.
+    #[allow(clippy::too_many_arguments)]
     fn polish(
         &mut self,
+        nlp: &dyn Nlp,
+        comp: &dyn Complementarity,
         p: &[f64],
         steps: &mut Vec<HomotopyStep>,
         iters: &mut usize,
@@ -486,8 +554,8 @@ impl<'a> MpccSolver<'a> {
         let st = self.settings.clone();
         let mut xs = std::mem::take(&mut self.xs);
         xs.copy_from_slice(&self.x);
-        let r_before = self.stop_residual(&xs, p);
-        let f_before = self.original_objective(p);
+        let r_before = self.stop_measure(comp, &xs, p);
+        let f_before = self.original_objective(nlp, p);
         let thr = st.comp_tol.sqrt();
         for i in 0..self.relaxed.n_pairs() {
             let (g, h) = (self.gv[i], self.hv[i]);
@@ -505,7 +573,7 @@ impl<'a> MpccSolver<'a> {
         self.ipm.set_settings(s)?;
         let ts = Instant::now();
         let solved = self.ipm.solve(
-            &self.relaxed,
+            &self.relaxed.bind_unchecked(nlp, comp),
             p,
             Start::Warm {
                 x: &xs,
@@ -519,8 +587,8 @@ impl<'a> MpccSolver<'a> {
         *iters += self.ipm.info().iterations;
         let mut xp = std::mem::take(&mut self.xp);
         xp.copy_from_slice(self.ipm.solution().x);
-        let r_after = self.stop_residual(&xp, p);
-        let (rmin_after, ..) = self.residuals(&xp, p);
+        let r_after = self.stop_measure(comp, &xp, p);
+        let (rmin_after, ..) = self.residuals(comp, &xp, p);
         self.xp = xp;
         self.relaxed.fix.fill(0);
         steps.push(HomotopyStep {
@@ -544,18 +612,12 @@ impl<'a> MpccSolver<'a> {
         Ok(keep)
     }
 
-    fn original_objective(&self, p: &[f64]) -> f64 {
-        let nlp = self.relaxed_inner();
+    fn original_objective(&self, nlp: &dyn Nlp, p: &[f64]) -> f64 {
         nlp.eval_f(&self.x, p).unwrap_or(f64::NAN)
     }
 
-    fn relaxed_inner(&self) -> &dyn Nlp {
-        self.relaxed.inner()
-    }
-
-    fn original_violation(&mut self, p: &[f64]) -> f64 {
+    fn original_violation(&mut self, nlp: &dyn Nlp, p: &[f64]) -> f64 {
         let [xl, xu, gl, gu, g] = &mut self.viol;
-        let nlp = self.relaxed.inner();
         let (n, m) = (nlp.n(), nlp.m());
         nlp.bounds(xl, xu, gl, gu);
         if nlp.eval_g(&self.x, p, g).is_err() {

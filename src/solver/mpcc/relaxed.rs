@@ -5,6 +5,10 @@
 //! * ℓ1 penalty: the term `ρ Σ G_i H_i` (ρ = 1/σ) added to the objective.
 //!
 //! Bounds are never relaxed. For polishing, chosen `G_i` or `H_i` can be fixed to zero.
+//!
+//! [`RelaxedStructure`] holds what is computed once (rows, patterns, scatter maps, σ, the fixed
+//! sides, evaluation scratch) and owns no problem; [`RelaxedNlp`] is that structure together
+//! with the NLP and complementarity functions it was built for, the NLP the IPM solves.
 
 use crate::ad::SparsityPattern;
 use crate::solver::error::{EvalError, SolverError};
@@ -41,10 +45,10 @@ enum Side {
     Row(usize),
 }
 
-/// The relaxed NLP over the same variables as the MPCC.
-pub struct RelaxedNlp<'a> {
-    nlp: &'a dyn Nlp,
-    comp: &'a dyn Complementarity,
+/// The structure of the relaxed NLP of an MPCC (rows, sparsity patterns, scatter maps), built
+/// once from the problem's dimensions and patterns; σ and the fixed sides change between solves.
+/// It borrows no problem: [`RelaxedStructure::bind`] pairs it with one.
+pub struct RelaxedStructure {
     relaxation: Relaxation,
     /// Current relaxation parameter σ.
     pub sigma: f64,
@@ -69,9 +73,21 @@ pub struct RelaxedNlp<'a> {
     hmap_comp: Vec<usize>,
     cross: Vec<(usize, usize, usize, f64)>,
     scratch: RefCell<Scratch>,
+    /// Dimensions of the problem it was built for (checked by `bind`): n, n_p, Jacobian and
+    /// Hessian nonzeros of the NLP, nonzeros of ∇G, ∇H and of the pairs' Hessian.
+    dims: [usize; 7],
 }
 
-impl<'a> RelaxedNlp<'a> {
+/// The relaxed NLP: a [`RelaxedStructure`] with the NLP and complementarity functions it was
+/// built for (see [`RelaxedStructure::bind`]).
+#[derive(Clone, Copy)]
+pub struct RelaxedNlp<'a> {
+    s: &'a RelaxedStructure,
+    nlp: &'a dyn Nlp,
+    comp: &'a dyn Complementarity,
+}
+
+impl RelaxedStructure {
     /// Number of rows of the original NLP (rows `0..m0` of the relaxed NLP are those rows).
     pub fn original_rows(&self) -> usize {
         self.m0
@@ -88,10 +104,11 @@ impl<'a> RelaxedNlp<'a> {
         (row(self.g_side[i]), row(self.h_side[i]), prod)
     }
 
-    /// Build the relaxed structure (patterns and scatter maps computed once).
+    /// Build the relaxed structure for `nlp` with pairs `comp` (patterns and scatter maps
+    /// computed once; the problem is only read, not kept).
     pub fn new(
-        nlp: &'a dyn Nlp,
-        comp: &'a dyn Complementarity,
+        nlp: &dyn Nlp,
+        comp: &dyn Complementarity,
         relaxation: Relaxation,
     ) -> Result<Self, SolverError> {
         let (n, m0, k) = (nlp.n(), nlp.m(), comp.n_pairs());
@@ -215,9 +232,8 @@ impl<'a> RelaxedNlp<'a> {
             a: vec![0.0; k],
             b: vec![0.0; k],
         };
-        Ok(RelaxedNlp {
-            nlp,
-            comp,
+        let dims = Self::dims_of(nlp, comp);
+        Ok(RelaxedStructure {
             relaxation,
             sigma: 1.0,
             fix: vec![0; k],
@@ -240,7 +256,73 @@ impl<'a> RelaxedNlp<'a> {
             hmap_comp,
             cross,
             scratch: RefCell::new(scratch),
+            dims,
         })
+    }
+
+    fn dims_of(nlp: &dyn Nlp, comp: &dyn Complementarity) -> [usize; 7] {
+        [
+            nlp.n(),
+            nlp.n_p(),
+            nlp.jacobian_pattern().nnz(),
+            nlp.hessian_pattern().nnz(),
+            comp.g_jacobian_pattern().nnz(),
+            comp.h_jacobian_pattern().nnz(),
+            comp.hessian_pattern().map_or(0, |p| p.nnz()),
+        ]
+    }
+
+    /// Check that `nlp` and `comp` have the dimensions this structure was built for (variables,
+    /// rows, pairs, parameters and the nonzeros of every pattern).
+    pub fn check(&self, nlp: &dyn Nlp, comp: &dyn Complementarity) -> Result<(), SolverError> {
+        const WHAT: [&str; 7] = [
+            "n",
+            "parameters",
+            "Jacobian nnz",
+            "Hessian nnz",
+            "grad G nnz",
+            "grad H nnz",
+            "complementarity Hessian nnz",
+        ];
+        let d = |what, expected, got| {
+            if expected == got {
+                Ok(())
+            } else {
+                Err(SolverError::Dimension {
+                    what,
+                    expected,
+                    got,
+                })
+            }
+        };
+        d("m", self.m0, nlp.m())?;
+        d("pairs", self.k, comp.n_pairs())?;
+        d("complementarity n", self.dims[0], comp.n())?;
+        let got = Self::dims_of(nlp, comp);
+        for ((what, want), got) in WHAT.iter().zip(self.dims).zip(got) {
+            d(what, want, got)?;
+        }
+        Ok(())
+    }
+
+    /// The relaxed NLP of `nlp` and `comp`, which must have the dimensions this structure was
+    /// built for ([`RelaxedStructure::check`]).
+    pub fn bind<'a>(
+        &'a self,
+        nlp: &'a dyn Nlp,
+        comp: &'a dyn Complementarity,
+    ) -> Result<RelaxedNlp<'a>, SolverError> {
+        self.check(nlp, comp)?;
+        Ok(RelaxedNlp { s: self, nlp, comp })
+    }
+
+    /// [`RelaxedStructure::bind`] without the check, for a problem already checked.
+    pub(super) fn bind_unchecked<'a>(
+        &'a self,
+        nlp: &'a dyn Nlp,
+        comp: &'a dyn Complementarity,
+    ) -> RelaxedNlp<'a> {
+        RelaxedNlp { s: self, nlp, comp }
     }
 
     /// Number of pairs.
@@ -248,24 +330,30 @@ impl<'a> RelaxedNlp<'a> {
         self.k
     }
 
-    /// Evaluate `G` and `H` of the unrelaxed MPCC at `x`.
-    pub fn eval_comp(
-        &self,
-        x: &[f64],
-        p: &[f64],
-        g: &mut [f64],
-        h: &mut [f64],
-    ) -> Result<(), EvalError> {
-        self.comp.eval(x, p, g, h)
-    }
-
-    /// The original NLP.
-    pub fn inner(&self) -> &dyn Nlp {
-        self.nlp
+    /// Number of rows of the relaxed NLP.
+    pub fn m(&self) -> usize {
+        self.n_rows
     }
 
     fn penalty(&self) -> f64 {
         1.0 / self.sigma
+    }
+}
+
+impl<'a> RelaxedNlp<'a> {
+    /// The structure (σ, fixed sides, rows of the pairs).
+    pub fn structure(&self) -> &'a RelaxedStructure {
+        self.s
+    }
+
+    /// The original NLP.
+    pub fn inner(&self) -> &'a dyn Nlp {
+        self.nlp
+    }
+
+    /// The complementarity functions.
+    pub fn complementarity(&self) -> &'a dyn Complementarity {
+        self.comp
     }
 }
 
@@ -274,19 +362,19 @@ impl Nlp for RelaxedNlp<'_> {
         self.nlp.n()
     }
     fn m(&self) -> usize {
-        self.n_rows
+        self.s.n_rows
     }
     fn n_p(&self) -> usize {
         self.nlp.n_p()
     }
     fn bounds(&self, x_l: &mut [f64], x_u: &mut [f64], g_l: &mut [f64], g_u: &mut [f64]) {
-        let m0 = self.m0;
+        let m0 = self.s.m0;
         self.nlp.bounds(x_l, x_u, &mut g_l[..m0], &mut g_u[..m0]);
-        for i in 0..self.k {
-            let fix = self.fix[i];
+        for i in 0..self.s.k {
+            let fix = self.s.fix[i];
             for (side, fixed) in [
-                (self.g_side[i], fix & 1 != 0),
-                (self.h_side[i], fix & 2 != 0),
+                (self.s.g_side[i], fix & 1 != 0),
+                (self.s.h_side[i], fix & 2 != 0),
             ] {
                 match side {
                     Side::Var(j) => {
@@ -302,9 +390,9 @@ impl Nlp for RelaxedNlp<'_> {
                     }
                 }
             }
-            if self.relaxation == Relaxation::Scholtes {
-                g_l[self.prod_row0 + i] = f64::NEG_INFINITY;
-                g_u[self.prod_row0 + i] = self.sigma;
+            if self.s.relaxation == Relaxation::Scholtes {
+                g_l[self.s.prod_row0 + i] = f64::NEG_INFINITY;
+                g_u[self.s.prod_row0 + i] = self.s.sigma;
             }
         }
     }
@@ -312,80 +400,80 @@ impl Nlp for RelaxedNlp<'_> {
         self.nlp.initial_point(x0)
     }
     fn jacobian_pattern(&self) -> &SparsityPattern {
-        &self.jac
+        &self.s.jac
     }
     fn hessian_pattern(&self) -> &SparsityPattern {
-        &self.hess
+        &self.s.hess
     }
     fn eval_f(&self, x: &[f64], p: &[f64]) -> Result<f64, EvalError> {
         let mut f = self.nlp.eval_f(x, p)?;
-        if self.relaxation == Relaxation::L1Penalty {
-            let mut s = self.scratch.borrow_mut();
+        if self.s.relaxation == Relaxation::L1Penalty {
+            let mut s = self.s.scratch.borrow_mut();
             let s = &mut *s;
             self.comp.eval(x, p, &mut s.gv, &mut s.hv)?;
             let sum: f64 = s.gv.iter().zip(&s.hv).map(|(a, b)| a * b).sum();
-            f += self.penalty() * sum;
+            f += self.s.penalty() * sum;
         }
         Ok(f)
     }
     fn eval_grad_f(&self, x: &[f64], p: &[f64], grad: &mut [f64]) -> Result<(), EvalError> {
         self.nlp.eval_grad_f(x, p, grad)?;
-        if self.relaxation == Relaxation::L1Penalty {
-            let rho = self.penalty();
-            let mut s = self.scratch.borrow_mut();
+        if self.s.relaxation == Relaxation::L1Penalty {
+            let rho = self.s.penalty();
+            let mut s = self.s.scratch.borrow_mut();
             let s = &mut *s;
             self.comp.eval(x, p, &mut s.gv, &mut s.hv)?;
             self.comp.eval_jac(x, p, &mut s.jg, &mut s.jh)?;
             let pg = self.comp.g_jacobian_pattern();
             for (kk, (_, j)) in pg.entries().enumerate() {
-                grad[j] += rho * s.jg[kk] * s.hv[self.jg_row[kk]];
+                grad[j] += rho * s.jg[kk] * s.hv[self.s.jg_row[kk]];
             }
             let ph = self.comp.h_jacobian_pattern();
             for (kk, (_, j)) in ph.entries().enumerate() {
-                grad[j] += rho * s.jh[kk] * s.gv[self.jh_row[kk]];
+                grad[j] += rho * s.jh[kk] * s.gv[self.s.jh_row[kk]];
             }
         }
         Ok(())
     }
     fn eval_g(&self, x: &[f64], p: &[f64], g: &mut [f64]) -> Result<(), EvalError> {
-        self.nlp.eval_g(x, p, &mut g[..self.m0])?;
-        let mut s = self.scratch.borrow_mut();
+        self.nlp.eval_g(x, p, &mut g[..self.s.m0])?;
+        let mut s = self.s.scratch.borrow_mut();
         let s = &mut *s;
         self.comp.eval(x, p, &mut s.gv, &mut s.hv)?;
-        for i in 0..self.k {
-            if let Side::Row(r) = self.g_side[i] {
+        for i in 0..self.s.k {
+            if let Side::Row(r) = self.s.g_side[i] {
                 g[r] = s.gv[i];
             }
-            if let Side::Row(r) = self.h_side[i] {
+            if let Side::Row(r) = self.s.h_side[i] {
                 g[r] = s.hv[i];
             }
-            if self.relaxation == Relaxation::Scholtes {
-                g[self.prod_row0 + i] = s.gv[i] * s.hv[i];
+            if self.s.relaxation == Relaxation::Scholtes {
+                g[self.s.prod_row0 + i] = s.gv[i] * s.hv[i];
             }
         }
         Ok(())
     }
     fn eval_jac_g(&self, x: &[f64], p: &[f64], vals: &mut [f64]) -> Result<(), EvalError> {
-        let mut s = self.scratch.borrow_mut();
+        let mut s = self.s.scratch.borrow_mut();
         let s = &mut *s;
         self.nlp.eval_jac_g(x, p, &mut s.jo)?;
         self.comp.eval(x, p, &mut s.gv, &mut s.hv)?;
         self.comp.eval_jac(x, p, &mut s.jg, &mut s.jh)?;
         vals.fill(0.0);
-        for (kk, &t) in self.jmap_orig.iter().enumerate() {
+        for (kk, &t) in self.s.jmap_orig.iter().enumerate() {
             vals[t] += s.jo[kk];
         }
-        for &(kk, t) in &self.jmap_g {
+        for &(kk, t) in &self.s.jmap_g {
             vals[t] += s.jg[kk];
         }
-        for &(kk, t) in &self.jmap_h {
+        for &(kk, t) in &self.s.jmap_h {
             vals[t] += s.jh[kk];
         }
-        for (kk, &t) in self.jmap_prod_g.iter().enumerate() {
-            vals[t] += s.jg[kk] * s.hv[self.jg_row[kk]];
+        for (kk, &t) in self.s.jmap_prod_g.iter().enumerate() {
+            vals[t] += s.jg[kk] * s.hv[self.s.jg_row[kk]];
         }
-        for (kk, &t) in self.jmap_prod_h.iter().enumerate() {
-            vals[t] += s.jh[kk] * s.gv[self.jh_row[kk]];
+        for (kk, &t) in self.s.jmap_prod_h.iter().enumerate() {
+            vals[t] += s.jh[kk] * s.gv[self.s.jh_row[kk]];
         }
         Ok(())
     }
@@ -397,28 +485,28 @@ impl Nlp for RelaxedNlp<'_> {
         lambda: &[f64],
         vals: &mut [f64],
     ) -> Result<(), EvalError> {
-        let mut s = self.scratch.borrow_mut();
+        let mut s = self.s.scratch.borrow_mut();
         let s = &mut *s;
         self.nlp
-            .eval_hess_l(x, p, sigma_f, &lambda[..self.m0], &mut s.ho)?;
+            .eval_hess_l(x, p, sigma_f, &lambda[..self.s.m0], &mut s.ho)?;
         vals.fill(0.0);
-        for (kk, &t) in self.hmap_orig.iter().enumerate() {
+        for (kk, &t) in self.s.hmap_orig.iter().enumerate() {
             vals[t] += s.ho[kk];
         }
         self.comp.eval(x, p, &mut s.gv, &mut s.hv)?;
         self.comp.eval_jac(x, p, &mut s.jg, &mut s.jh)?;
         // weight of the product G_i H_i in the Lagrangian
-        for i in 0..self.k {
-            let w = match self.relaxation {
-                Relaxation::Scholtes => lambda[self.prod_row0 + i],
-                Relaxation::L1Penalty => sigma_f * self.penalty(),
+        for i in 0..self.s.k {
+            let w = match self.s.relaxation {
+                Relaxation::Scholtes => lambda[self.s.prod_row0 + i],
+                Relaxation::L1Penalty => sigma_f * self.s.penalty(),
             };
             let mut a = w * s.hv[i];
             let mut b = w * s.gv[i];
-            if let Side::Row(r) = self.g_side[i] {
+            if let Side::Row(r) = self.s.g_side[i] {
                 a += lambda[r];
             }
-            if let Side::Row(r) = self.h_side[i] {
+            if let Side::Row(r) = self.s.h_side[i] {
                 b += lambda[r];
             }
             s.a[i] = a;
@@ -426,15 +514,15 @@ impl Nlp for RelaxedNlp<'_> {
         }
         if !s.hc.is_empty() {
             self.comp.eval_hess(x, p, &s.a, &s.b, &mut s.hc)?;
-            for (kk, &t) in self.hmap_comp.iter().enumerate() {
+            for (kk, &t) in self.s.hmap_comp.iter().enumerate() {
                 vals[t] += s.hc[kk];
             }
         }
-        for &(kg, kh, t, factor) in &self.cross {
-            let i = self.jg_row[kg];
-            let w = match self.relaxation {
-                Relaxation::Scholtes => lambda[self.prod_row0 + i],
-                Relaxation::L1Penalty => sigma_f * self.penalty(),
+        for &(kg, kh, t, factor) in &self.s.cross {
+            let i = self.s.jg_row[kg];
+            let w = match self.s.relaxation {
+                Relaxation::Scholtes => lambda[self.s.prod_row0 + i],
+                Relaxation::L1Penalty => sigma_f * self.s.penalty(),
             };
             vals[t] += factor * w * s.jg[kg] * s.jh[kh];
         }

@@ -1,6 +1,7 @@
-//! Lexer and recursive-descent parser of [`expr`](super::expr) (grammar in its module docs).
+//! Lexer and recursive-descent parser of [`expr`](super) (grammar in its module docs).
 
-use super::expr::{BinOp, Expr, ExprError, Func};
+use super::{BinOp, Expr, ExprError, Func};
+use crate::ad::Sx;
 
 #[derive(Clone, Debug, PartialEq)]
 enum Tok {
@@ -264,4 +265,14 @@ pub fn parse(text: &str, resolve: &dyn Fn(&str) -> Option<usize>) -> Result<Expr
         return Err(Parser::unexpected(&t, "an operator or end of input"));
     }
     Ok(e)
+}
+
+/// Parse `text` and evaluate it symbolically: `values[index]` for every symbol the resolver
+/// maps to `index`.
+pub fn parse_sx(
+    text: &str,
+    resolve: &dyn Fn(&str) -> Option<usize>,
+    values: &[Sx],
+) -> Result<Sx, ExprError> {
+    Ok(parse(text, resolve)?.eval(values))
 }

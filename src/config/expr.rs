@@ -20,11 +20,13 @@
 //! `x^0.5` becomes `sqrt(x)`; other exponents use `x^e = exp(e ln x)` (defined for `x > 0`).
 //! `abs`, `sign`, `min`, `max` are non-smooth (see [`Scalar`]).
 
+mod parse;
+
 use thiserror::Error;
 
 use crate::ad::{Scalar, Sx};
 
-pub use super::expr_parse::parse;
+pub use parse::{parse, parse_sx};
 
 /// A parse error. Positions are 1-based character columns of the expression text.
 #[derive(Clone, Debug, Error, PartialEq)]
@@ -293,14 +295,4 @@ impl Expr {
             None
         }
     }
-}
-
-/// Parse `text` and evaluate it symbolically: `values[index]` for every symbol the resolver
-/// maps to `index`.
-pub fn parse_sx(
-    text: &str,
-    resolve: &dyn Fn(&str) -> Option<usize>,
-    values: &[Sx],
-) -> Result<Sx, ExprError> {
-    Ok(parse(text, resolve)?.eval(values))
 }
