@@ -17,6 +17,8 @@ fi
 
 echo "== formulation references (tools/check_formulation_refs.py)"
 python3 tools/check_formulation_refs.py
+echo "== import circles between files (tools/check_import_cycles.py)"
+python3 tools/check_import_cycles.py
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy"

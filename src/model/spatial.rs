@@ -468,43 +468,4 @@ mod tests {
             assert!(close(id.p[i], 0.0));
         }
     }
-
-    #[test]
-    fn inertia_transform_matches_mat6_transform() {
-        let x = sample_se3();
-        let c = [0.1, 0.05, -0.2];
-        let m = 2.5;
-        let ic = [[0.3, 0.01, 0.02], [0.01, 0.2, -0.03], [0.02, -0.03, 0.4]];
-        // io = ic + m [c]×ᵀ[c]×
-        let sc = skew(&c);
-        let mut io = ic;
-        let sts = mtm(&sc, &sc);
-        for i in 0..3 {
-            for j in 0..3 {
-                io[i][j] += m * sts[i][j];
-            }
-        }
-        let inertia = RigidInertia {
-            m,
-            h: scale(&c, m),
-            io,
-        };
-        let a = inertia.transform(&x).to_mat6();
-        let b = inertia.to_mat6().transform(&x);
-        for i in 0..6 {
-            for j in 0..6 {
-                assert!(close(a.get(i, j), b.get(i, j)), "{i},{j}");
-                assert!(close(a.get(i, j), a.get(j, i)));
-            }
-        }
-        // Power invariance: ⟨v_a, Y_a v_a⟩ = ⟨v_b, Y_b v_b⟩.
-        let vb = Motion {
-            v: [0.3, -1.0, 0.2],
-            w: [0.9, 0.4, -0.6],
-        };
-        let va = x.act_motion(&vb);
-        let pb = vb.dot_force(&inertia.mul_motion(&vb));
-        let pa = va.dot_force(&inertia.transform(&x).mul_motion(&va));
-        assert!(close(pa, pb));
-    }
 }

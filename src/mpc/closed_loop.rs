@@ -3,15 +3,10 @@
 
 use std::time::Duration;
 
-use serde::Serialize;
-
-use crate::solver::Status;
-
-use super::controller::{Controller, Counters};
+use super::controller::Controller;
 use super::error::MpcError;
-use super::plan::PlanSource;
+use super::log::{ClosedLoopLog, TickLog};
 use super::plant::Plant;
-use super::stats::percentile;
 
 /// Options of a closed-loop run.
 #[derive(Clone, Debug, PartialEq)]
@@ -24,65 +19,6 @@ pub struct ClosedLoopOptions {
     pub noise_std: Vec<f64>,
     /// Seed of the noise generator.
     pub seed: u64,
-}
-
-/// One control tick of the log.
-#[derive(Clone, Debug, Serialize)]
-pub struct TickLog {
-    /// Time of the tick.
-    pub t: f64,
-    /// True plant positions.
-    pub q: Vec<f64>,
-    /// True plant velocities.
-    pub v: Vec<f64>,
-    /// Applied control.
-    pub u: Vec<f64>,
-    /// Which plan was in charge after the solve.
-    pub source: PlanSource,
-    /// Status of the tick's solve.
-    pub status: Status,
-    /// Wall-clock time of the tick's solve attempt, seconds (verified or not: what a real-time
-    /// loop pays every tick).
-    pub solve_time_s: f64,
-    /// Homotopy steps of the solve attempt.
-    pub homotopy_steps: usize,
-    /// Interior-point iterations of the solve attempt.
-    pub nlp_iterations: usize,
-    /// The plant step failed to converge. Always false in a returned log: a failed plant step
-    /// ends the run with [`MpcError::PlantFailed`] (kept for the log format).
-    pub plant_failed: bool,
-    /// Interior-point iterations of the plant step (every attempt, sub-steps included).
-    pub plant_nlp_iterations: usize,
-}
-
-/// Statistics of a run.
-#[derive(Clone, Debug, Serialize)]
-pub struct Summary {
-    /// Median solve time over every attempt (verified or not), seconds.
-    pub solve_time_p50_s: f64,
-    /// 99th percentile of the solve time, seconds.
-    pub solve_time_p99_s: f64,
-    /// Largest solve time, seconds.
-    pub solve_time_max_s: f64,
-    /// Mean number of homotopy steps of the attempts.
-    pub homotopy_steps_mean: f64,
-    /// Controller counters (solves, verified, failures, deadline misses, fallbacks).
-    pub counters: Counters,
-    /// Plant steps that did not converge (0 in a returned log, see [`TickLog::plant_failed`]).
-    pub plant_failures: usize,
-}
-
-/// Log of a closed-loop run.
-#[derive(Clone, Debug, Serialize)]
-pub struct ClosedLoopLog {
-    /// Control period (= plant step), seconds.
-    pub dt: f64,
-    /// One entry per tick.
-    pub ticks: Vec<TickLog>,
-    /// Final plant state `(q, v)`.
-    pub final_state: Vec<f64>,
-    /// Statistics.
-    pub summary: Summary,
 }
 
 /// Gaussian noise from a small deterministic generator (xorshift64* + Box–Muller).
@@ -190,7 +126,7 @@ pub fn run_closed_loop_with(
         let u = ctrl.control(t).to_vec();
         let r = plant.step(&x, &u)?;
         if !r.converged() {
-            let log = finish(dt, ticks, x.clone(), ctrl.counters());
+            let log = ClosedLoopLog::new(dt, ticks, x.clone(), ctrl.counters());
             return Err(MpcError::PlantFailed {
                 tick: step,
                 t,
@@ -215,43 +151,5 @@ pub fn run_closed_loop_with(
         });
         x.copy_from_slice(plant.state());
     }
-    Ok(finish(dt, ticks, x, ctrl.counters()))
-}
-
-/// The log of `ticks` with its summary.
-fn finish(
-    dt: f64,
-    ticks: Vec<TickLog>,
-    final_state: Vec<f64>,
-    counters: Counters,
-) -> ClosedLoopLog {
-    let mut times: Vec<f64> = ticks
-        .iter()
-        .map(|k| k.solve_time_s)
-        .filter(|s| s.is_finite())
-        .collect();
-    times.sort_by(f64::total_cmp);
-    let hs: Vec<f64> = ticks
-        .iter()
-        .filter(|k| k.solve_time_s.is_finite())
-        .map(|k| k.homotopy_steps as f64)
-        .collect();
-    let summary = Summary {
-        solve_time_p50_s: percentile(&times, 0.5),
-        solve_time_p99_s: percentile(&times, 0.99),
-        solve_time_max_s: times.last().copied().unwrap_or(0.0),
-        homotopy_steps_mean: if hs.is_empty() {
-            0.0
-        } else {
-            hs.iter().sum::<f64>() / hs.len() as f64
-        },
-        counters,
-        plant_failures: 0,
-    };
-    ClosedLoopLog {
-        dt,
-        ticks,
-        final_state,
-        summary,
-    }
+    Ok(ClosedLoopLog::new(dt, ticks, x, ctrl.counters()))
 }

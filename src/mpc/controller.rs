@@ -5,34 +5,12 @@ use std::time::Duration;
 use crate::fesdj::{ClsModel, FesdjProblem, Simulator, SolveStats, Start};
 use crate::solver::Status;
 
+pub use super::counters::Counters;
 use super::error::MpcError;
 use super::plan::{Plan, PlanSource};
 use super::projection::GapProjection;
 use super::reference::PeriodicReference;
 use super::settings::MpcSettings;
-
-/// Counters of a controller's life (for diagnostics).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct Counters {
-    /// Calls of [`Controller::solve`].
-    pub solves: u64,
-    /// Solves that produced a verified plan.
-    pub verified: u64,
-    /// Solves that did not (including deadline misses).
-    pub failures: u64,
-    /// Solves stopped by the deadline.
-    pub deadline_misses: u64,
-    /// Ticks that ended on the fallback law.
-    pub fallbacks: u64,
-    /// Cold starts (first solve, and the first after a failure).
-    pub cold_starts: u64,
-    /// Warm starts from the last solution moved by one control interval (the others start
-    /// from it in place; see [`MpcSettings::shift`]).
-    pub shifted_starts: u64,
-    /// Solves from a measured state that penetrated a contact and was projected
-    /// ([`Controller::set_gap_projection`]).
-    pub projected_states: u64,
-}
 
 /// The last interval of the next warm start, simulated from the verified plan's final state
 /// under its last control ([`Controller::set_tail_simulator`]).

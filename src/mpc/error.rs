@@ -41,7 +41,7 @@ pub enum MpcError {
         /// The applied control.
         u: Vec<f64>,
         /// The log of the ticks before (its `final_state` is `x`).
-        log: Box<super::ClosedLoopLog>,
+        log: Box<super::log::ClosedLoopLog>,
     },
     /// `solve` was called before any state was set.
     #[error("no state has been set; call set_state before solve")]

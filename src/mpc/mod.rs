@@ -14,8 +14,10 @@
 
 pub mod closed_loop;
 pub mod controller;
+pub mod counters;
 pub mod error;
 pub mod fallback;
+pub mod log;
 pub mod plan;
 pub mod plant;
 pub mod projection;
@@ -23,12 +25,11 @@ pub mod reference;
 pub mod settings;
 pub(crate) mod stats;
 
-pub use closed_loop::{
-    run_closed_loop, run_closed_loop_with, ClosedLoopLog, ClosedLoopOptions, ReferenceFn, TickLog,
-};
+pub use closed_loop::{run_closed_loop, run_closed_loop_with, ClosedLoopOptions, ReferenceFn};
 pub use controller::Controller;
 pub use error::MpcError;
 pub use fallback::Fallback;
+pub use log::{ClosedLoopLog, Summary, TickLog};
 pub use plan::{Plan, PlanSource};
 pub use plant::{Plant, PlantStep};
 pub use projection::GapProjection;

@@ -45,6 +45,7 @@ pub mod params_file;
 pub mod provider;
 pub mod shutdown;
 pub mod sim_plant;
+pub mod state;
 pub mod validate;
 pub mod wire;
 

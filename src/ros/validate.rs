@@ -15,7 +15,7 @@
 //! matching compares `&str`s and writes into the state's existing vectors.
 
 use super::msg::{JointState, Odometry, Time};
-use super::provider::{BaseState, RobotState};
+use super::state::{BaseState, RobotState};
 
 /// Why a message (or the current state) cannot be planned from.
 #[derive(Debug, Clone, PartialEq)]
