@@ -4,12 +4,14 @@
 //!   §6.1: each benchmark simulates the spec's horizon; its throughput is reported in simulated
 //!   milliseconds per wall-clock second (criterion "elements" = simulated ms).
 //! * OCPs (§6.2, §6.3): the homotopy does not converge yet with our interior-point method (see
-//!   `tests/fesdj_solve_ocp.rs`), so only the build (transcription, derivatives, solver set-up)
+//!   `tests/fesdj/fesdj_solve_ocp.rs`), so only the build (transcription, derivatives, solver set-up)
 //!   and the first relaxed NLPs of the two discs are timed. The comparison with IPOPT on the
 //!   identical NLP (`ipopt-baseline` feature of the solver branch) is left until that feature
 //!   is on main.
 
-#[path = "../tests/fesdj_ocp_models/mod.rs"]
+#[path = "../tests/support/fesdj_models.rs"]
+mod fesdj_models;
+#[path = "../tests/support/fesdj_ocp_models.rs"]
 mod ocps;
 
 use ocps::models;

@@ -1,0 +1,71 @@
+//! `Function::eval` and `MappedFunction::eval` perform no heap allocation (counting allocator).
+
+use crate::counting_alloc as alloc_common;
+
+use fesdj_mpc::ad::{
+    hessian_of_lagrangian, jacobian, Function, Gather, MappedFunction, Scalar, Scatter, Sx,
+};
+
+#[test]
+fn eval_and_mapped_eval_do_not_allocate() {
+    let _turn = crate::support::serial::file(module_path!());
+    let x = Sx::sym_vec("x", 4);
+    let p = Sx::sym_vec("p", 2);
+    let y = vec![
+        (x[0] * x[1]).sin() + p[0] * x[2].exp(),
+        x[3].atan2(x[0] + 2.0) * p[1],
+        (x[1].sq() + 1.0).sqrt().ln() + x[2].powf(x[3] * 0.5 + 0.1),
+    ];
+    let f = Function::new("f", &[&x, &p], &[&y]).unwrap();
+    let (_, jf) = jacobian(&f).unwrap();
+    let obj = Function::new("o", &[&x, &p], &[&[x[0].sq() * x[3] + p[0]]]).unwrap();
+    let (_, hf) = hessian_of_lagrangian(&obj, &f).unwrap();
+    let mut ws = f.workspace();
+    let mut wj = jf.workspace();
+    let mut wh = hf.workspace();
+    let mut out = vec![0.0; 3];
+    let mut jout = vec![0.0; jf.size_out(0)];
+    let mut hout = vec![0.0; hf.size_out(0)];
+    let xv = [0.3, 0.4, 0.5, 0.6];
+    let pv = [1.5, -0.5];
+    let lam = [1.0, 2.0, 3.0];
+
+    let instances: Vec<(Vec<Gather>, Vec<Option<usize>>)> = (0..20)
+        .map(|k| {
+            let g: Vec<Gather> = (0..4)
+                .map(|i| Gather::new(0, (k + i) % 8))
+                .chain((0..2).map(|i| Gather::new(1, i)))
+                .collect();
+            (g, (0..3).map(|i| Some(3 * k + i)).collect())
+        })
+        .collect();
+    let m = MappedFunction::new(f.clone(), &[8, 2], 60, &instances).unwrap();
+    let mut mw = m.workspace();
+    let big: Vec<f64> = (0..8).map(|i| 0.1 * i as f64 + 0.2).collect();
+    let mut dest = vec![0.0; 60];
+
+    let n = alloc_common::allocations_during(|| {
+        for _ in 0..100 {
+            f.eval(&[&xv, &pv], &mut [&mut out], &mut ws).unwrap();
+            jf.eval(&[&xv, &pv], &mut [&mut jout], &mut wj).unwrap();
+            hf.eval(&[&xv, &[1.0], &lam, &pv], &mut [&mut hout], &mut wh)
+                .unwrap();
+            m.eval(&[&big, &pv], &mut dest, Scatter::Add, &mut mw)
+                .unwrap();
+        }
+    });
+    assert_eq!(n, 0, "heap allocations during evaluation");
+    assert!(out
+        .iter()
+        .chain(&jout)
+        .chain(&hout)
+        .chain(&dest)
+        .all(|v| v.is_finite()));
+    // The counter works: a Vec allocation is seen.
+    let seen = alloc_common::allocations_during(|| {
+        let v: Vec<f64> = std::hint::black_box(vec![1.0; 16]);
+        drop(v);
+    });
+    assert!(seen >= 1);
+    let _ = Sx::zero();
+}

@@ -1,0 +1,52 @@
+//! A control tick (set_state, solve, control) after warm-up performs no heap allocation: the
+//! controller's plans, the FESD-J problem and the MPCC homotopy reuse buffers sized once, and a
+//! periodic reference is written into the parameters in place.
+
+use crate::counting_alloc as alloc_common;
+
+use crate::support::sliding_block as common;
+
+use std::time::Duration;
+
+#[test]
+fn control_ticks_do_not_allocate() {
+    let _turn = crate::support::serial::file(module_path!());
+    let mut ctrl = common::controller(common::settings());
+    let wave = fesdj_mpc::mpc::PeriodicReference::new(
+        0.8,
+        vec![0.0, 0.4],
+        vec![vec![0.2, 0.0, 0.0, 0.0], vec![0.6, 0.0, 0.0, 0.0]],
+    )
+    .unwrap();
+    ctrl.set_periodic_reference(wave, true).unwrap();
+    let mut plant = fesdj_mpc::fesdj::Simulator::new(
+        common::block(),
+        0.1,
+        &common::fesdj_options(1, 0.1),
+        fesdj_mpc::fesdj::SolveOptions::default(),
+    )
+    .unwrap();
+    let deadline = Duration::from_secs(5);
+    let mut x = vec![0.0; 4];
+    let mut u = [0.0];
+    let mut counted = 0;
+    let mut fresh = 0;
+    for k in 0..8 {
+        let t = 0.1 * k as f64;
+        // Count the controller's tick only (the plant and the bookkeeping are outside).
+        let before = alloc_common::allocations();
+        ctrl.set_state(t, &x[..2], &x[2..]).unwrap();
+        let source = ctrl.solve(deadline).unwrap().source;
+        u[0] = ctrl.control(t)[0];
+        let n = alloc_common::allocations() - before;
+        // Warm-up: the cold start and the first warm starts size every buffer.
+        if k >= 3 {
+            counted += n;
+            fresh += usize::from(source == fesdj_mpc::mpc::PlanSource::Fresh);
+        }
+        plant.step(&x, &u).unwrap();
+        x.copy_from_slice(plant.state());
+    }
+    assert_eq!(fresh, 5, "every counted tick solved");
+    assert_eq!(counted, 0, "heap allocations in 5 control ticks");
+}

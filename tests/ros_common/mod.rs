@@ -1,6 +1,0 @@
-//! Helpers shared by the DDS integration tests.
-#![allow(dead_code)]
-
-pub mod analytic;
-pub mod netns;
-pub mod process;
