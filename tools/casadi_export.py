@@ -10,7 +10,7 @@ the string of ``Function.serialize()``) or a nosbench-style problem JSON (fields
 lbw, ubw, p0, lbg, ubg, g_fun, G_fun, H_fun, augmented_objective_fun``). The output format is
 described in ``docs/formats.md`` (``fesdj-function`` and ``fesdj-mpcc``, version 1).
 
-``--make-test-data DIR`` writes the test functions used by ``tests/ad_import.rs``: for each, our
+``--make-test-data DIR`` writes the test functions used by ``tests/ad/ad_import.rs``: for each, our
 JSON plus CasADi's own values, Jacobians and Hessians at random points.
 
 Exit status: 0 on success, 2 on bad input (unreadable file, malformed problem, MX function that

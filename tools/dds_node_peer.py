@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Cyclone DDS peer for the `fesdj_node` binary (tests/ros_fesdj_node.rs).
+"""Cyclone DDS peer for the `fesdj_node` binary (tests/ros/ros_fesdj_node.rs).
 
 Usage: python3 tools/dds_node_peer.py --mode {listen,publish,clock} [--node /fesdj_mpc]
            [--duration 8] [--joints x,y] [--rate 200] [--phases good:4,nan:1.5,...] [--q0 0.1,0]

@@ -5,7 +5,7 @@ Usage: python3 tools/ros_golden.py [OUT_DIR]   (default: tests/data/cdr)
 
 Writes one `<case>.cdr` per representative instance: the 4-byte encapsulation header
 (CDR little endian, 00 01 00 00) followed by the CDR body, exactly what a ROS 2 publisher puts in
-the RTPS payload. `tests/ros_cdr_golden.rs` builds the same instances in Rust (keep the two
+the RTPS payload. `tests/ros/ros_cdr_golden.rs` builds the same instances in Rust (keep the two
 lists in step), serialises them with RustDDS's CDR serializer and compares byte for byte, then
 deserialises these files back and compares the values.
 

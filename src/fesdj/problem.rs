@@ -426,7 +426,7 @@ impl FesdjProblem {
     /// first reachable grid point and every other block stays on the impact branch — locally
     /// infeasible already at `σ = 1` whenever the impact must sit on a later grid point
     /// (the 1D ball with its impact beyond `2h̄`). The exact solution itself is feasible
-    /// (tests/fesdj_nfe.rs evaluates every row there).
+    /// (tests/fesdj/fesdj_nfe.rs evaluates every row there).
     pub fn retry_guess_at(&self, k: usize, n: usize, out: &mut [f64]) {
         self.retry_guess(out);
         for (kk, iv) in self.layout.intervals.iter().enumerate() {

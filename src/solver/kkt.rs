@@ -243,7 +243,7 @@ impl Kkt {
     /// Opt-in accuracy measures for ill-conditioned KKT systems (IPM settings
     /// `kkt_equilibration`, `kkt_gmres`): symmetric Ruiz equilibration before the factorisation,
     /// and restarted GMRES preconditioned by the factor when refinement stalls above a relative
-    /// residual of 1e-12. On a two-disc KKT system (tests/solver_kkt_accuracy.rs) refinement
+    /// residual of 1e-12. On a two-disc KKT system (tests/solver/solver_kkt_accuracy.rs) refinement
     /// alone leaves a 37 % error in the solution; GMRES brings it below 1e-6, equilibration
     /// alone to 2.6e-5. Both change the iterates of every solve; they are off by default
     /// because with them on some solves that succeed without them fail (the friction balls'

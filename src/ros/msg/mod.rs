@@ -4,7 +4,8 @@
 //! CDR (the DDS wire encoding) is positional: field names never go on the wire, order and type
 //! do. Fixed-size arrays (`float64[36]`) have no length prefix, sequences (`T[]`) a `u32` one,
 //! strings a `u32` length that counts the terminating NUL. Each type is byte-checked against CDR
-//! produced by PyPI `rosbags` (`tools/ros_golden.py`, `tests/data/cdr/`, `tests/ros_cdr_golden.rs`).
+//! produced by PyPI `rosbags` (`tools/ros_golden.py`, `tests/data/cdr/`,
+//! `tests/ros/ros_cdr_golden.rs`).
 //!
 //! [`RosMessage`] attaches the ROS type name (`sensor_msgs/msg/JointState`) that becomes the DDS
 //! type name (`sensor_msgs::msg::dds_::JointState_`); [`RosService`] does the same for services.
