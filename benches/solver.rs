@@ -13,7 +13,7 @@ use fesdj_mpc::ad::import::read_problem;
 use fesdj_mpc::solver::ad_nlp::{AdComplementarity, AdNlp};
 use fesdj_mpc::solver::problems::{hs, macmpec, Backend};
 use fesdj_mpc::solver::{
-    Complementarity, Ipm, MpccSettings, MpccSolver, Nlp, Settings, Start, Status,
+    Complementarity, HomotopySettings, Ipm, IpmStart, MpccSolver, Nlp, Settings, Status,
 };
 use std::path::Path;
 use std::time::Instant;
@@ -43,7 +43,7 @@ fn nlp_row(name: &str, nlp: &dyn Nlp) -> Row {
     let settings = Settings::default();
     let mut ipm = Ipm::new(nlp, settings.clone()).expect("valid problem");
     let ((st, it, f), t) = best(|| {
-        let st = ipm.solve(nlp, &[], Start::Initial).expect("dims");
+        let st = ipm.solve(nlp, &[], IpmStart::Initial).expect("dims");
         (st, ipm.info().iterations, ipm.info().objective)
     });
     #[allow(unused_mut)]
@@ -72,7 +72,7 @@ fn mpcc_row(
     comp: &dyn Complementarity,
     p: &[f64],
 ) -> Row {
-    let settings = MpccSettings::default();
+    let settings = HomotopySettings::default();
     let mut solver = MpccSolver::new(nlp, comp, settings.clone()).expect("valid problem");
     let (r, t) = best(|| solver.solve(nlp, comp, p, None).expect("solve"));
     #[allow(unused_mut)]

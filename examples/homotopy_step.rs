@@ -18,9 +18,9 @@
 
 use fesdj_mpc::app::solve_options;
 use fesdj_mpc::config::Problem;
-use fesdj_mpc::fesdj::Mpcc;
+use fesdj_mpc::fesdj::Transcription;
 use fesdj_mpc::solver::baseline::{ipopt_solve, WarmStart};
-use fesdj_mpc::solver::{Complementarity, Ipm, MpccSolver, Nlp, Polish, Start};
+use fesdj_mpc::solver::{Complementarity, Ipm, IpmStart, MpccSolver, Nlp, Polish};
 use std::error::Error;
 
 fn main() -> Result<(), Box<dyn Error>> {
@@ -74,7 +74,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     eprintln!("== step sigma {sigma:e}, mu_init {:e}", s.mu_init);
     let relaxed = m.relaxed(&nlp, &comp)?;
     let relaxed: &dyn Nlp = &relaxed;
-    let warm = Start::Warm {
+    let warm = IpmStart::Warm {
         x: &r.x,
         lambda: &l,
         z_l: &zl,
@@ -102,7 +102,7 @@ fn main() -> Result<(), Box<dyn Error>> {
 
 /// The pairs farthest from complementarity (largest `min(G, H)`) at `x`, with their origin.
 fn print_pairs(
-    mpcc: &Mpcc,
+    mpcc: &Transcription,
     comp: &dyn Complementarity,
     x: &[f64],
     p: &[f64],
@@ -127,7 +127,12 @@ fn print_pairs(
 }
 
 /// The original NLP's most violated rows at `x`, with their origin.
-fn print_rows(mpcc: &Mpcc, nlp: &dyn Nlp, x: &[f64], p: &[f64]) -> Result<(), Box<dyn Error>> {
+fn print_rows(
+    mpcc: &Transcription,
+    nlp: &dyn Nlp,
+    x: &[f64],
+    p: &[f64],
+) -> Result<(), Box<dyn Error>> {
     let (n, m) = (nlp.n(), nlp.m());
     let (mut xl, mut xu, mut gl, mut gu) = (vec![0.0; n], vec![0.0; n], vec![0.0; m], vec![0.0; m]);
     nlp.bounds(&mut xl, &mut xu, &mut gl, &mut gu);

@@ -2,7 +2,7 @@
 //! (`cargo run --release --example hopper_mpc [KEY=VALUE]...`; extra arguments are `--set`
 //! overrides of the config; environment `TICKS=K` for the number of ticks, `WARM_DUALS=0` for a
 //! primal-only warm start, `WARM_RETRIES=K` for
-//! `MpcSettings::warm_retries`; it panics where a check fails, and today it does: see issue 6).
+//! `ControllerSettings::warm_retries`; it panics where a check fails, and today it does: see issue 6).
 //! `config/hopper_mpc.yaml` (T = 0.4 s, N = 8, N_FE = 2) loaded through the config API,
 //! re-solved every control interval by `mpc::Controller` against the FESD-J `Simulator` as
 //! plant (Scholtes relaxation, initial impacts allowed), with a reference that moves forward.
@@ -16,7 +16,7 @@ use fesdj_mpc::app::solve_options;
 use fesdj_mpc::config::Problem;
 use fesdj_mpc::fesdj::{FesdjOptions, FesdjProblem, Simulator, SolveOptions};
 use fesdj_mpc::mpc::{
-    run_closed_loop_with, ClosedLoopOptions, Controller, Fallback, MpcError, MpcSettings,
+    run_closed_loop_with, ClosedLoopOptions, Controller, ControllerSettings, Fallback, MpcError,
     PlanSource,
 };
 use std::path::Path;
@@ -49,7 +49,7 @@ fn main() {
         fp,
         2,
         1,
-        MpcSettings {
+        ControllerSettings {
             actuated: vec![3, 4],
             effort_limit: vec![50.0, 50.0],
             fallback: Fallback::HoldPosition { kp: 50.0, kd: 5.0 },
@@ -61,7 +61,7 @@ fn main() {
                 .ok()
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(0),
-            ..MpcSettings::default()
+            ..ControllerSettings::default()
         },
     )
     .expect("controller");
@@ -127,7 +127,7 @@ fn main() {
         &x0,
         &ClosedLoopOptions {
             steps: ticks,
-            deadline_s: 10.0,
+            budget_s: 10.0,
             noise_std: Vec::new(),
             seed: 1,
         },

@@ -6,7 +6,7 @@ use super::BuildError;
 use crate::config::Problem;
 use crate::fesdj::{FesdjError, FesdjProblem, SolveOptions, Start, Trajectory};
 
-/// The solve options of a problem file: the `solver` section (MpccSettings) with the default
+/// The solve options of a problem file: the `solver` section (HomotopySettings) with the default
 /// impact and state thresholds of the trajectory. Unless the file (or `--set`) chooses
 /// `solver.stop_measure`, the FESD-J solve layer's own default (the product measure of §5.5)
 /// applies.

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use serde_json::{json, Value};
 
 use crate::config::{ConfigError, Problem};
-use crate::fesdj::Mpcc;
+use crate::fesdj::Transcription;
 
 /// Arguments of `fesdj check`.
 #[derive(clap::Args, Debug, Clone)]
@@ -25,7 +25,7 @@ pub struct CheckArgs {
     pub json: bool,
 }
 
-fn sizes(m: &Mpcc) -> Value {
+fn sizes(m: &Transcription) -> Value {
     json!({
         "n_w": m.n_w(),
         "n_g": m.n_g(),

@@ -24,7 +24,7 @@ pub struct EvalArgs {
 
 /// Errors of `fesdj eval`.
 #[derive(Debug, thiserror::Error)]
-pub enum EvalError {
+pub enum EvalCommandError {
     /// A function error (import, dimensions, derivatives).
     #[error(transparent)]
     Ad(#[from] AdError),
@@ -38,7 +38,7 @@ pub enum EvalError {
     },
 }
 
-fn parse_inputs(args: &EvalArgs) -> Result<Vec<Vec<f64>>, EvalError> {
+fn parse_inputs(args: &EvalArgs) -> Result<Vec<Vec<f64>>, EvalCommandError> {
     args.inputs
         .iter()
         .enumerate()
@@ -47,7 +47,7 @@ fn parse_inputs(args: &EvalArgs) -> Result<Vec<Vec<f64>>, EvalError> {
                 .map(str::trim)
                 .filter(|t| !t.is_empty())
                 .map(|t| {
-                    t.parse::<f64>().map_err(|_| EvalError::BadNumber {
+                    t.parse::<f64>().map_err(|_| EvalCommandError::BadNumber {
                         index,
                         text: t.to_string(),
                     })
@@ -75,7 +75,7 @@ fn sparse_json(p: &ad::SparsityPattern, values: &[f64]) -> serde_json::Value {
 }
 
 /// Run `fesdj eval`; returns the JSON document printed on success.
-pub fn run(args: &EvalArgs) -> Result<serde_json::Value, EvalError> {
+pub fn run(args: &EvalArgs) -> Result<serde_json::Value, EvalCommandError> {
     let f = ad::import::read_function(&args.function)?;
     let inputs = parse_inputs(args)?;
     let refs: Vec<&[f64]> = inputs.iter().map(|v| v.as_slice()).collect();

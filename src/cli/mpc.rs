@@ -157,7 +157,7 @@ pub fn mpc(args: &MpcArgs) -> Result<Value, RunError> {
     let mut cl = build_closed_loop(problem)?;
     let options = ClosedLoopOptions {
         steps: args.steps.unwrap_or(cl.setup.steps),
-        deadline_s: cl.setup.solve_budget_s,
+        budget_s: cl.setup.solve_budget_s,
         noise_std: cl.setup.noise_std.clone(),
         seed: cl.setup.seed,
     };

@@ -7,7 +7,7 @@
 
 use crate::ad::import::read_problem;
 use crate::solver::ad_nlp::AdNlp;
-use crate::solver::{MpccResult, MpccSettings, MpccSolver, SolverError, Status};
+use crate::solver::{HomotopySettings, MpccResult, MpccSolver, SolverError, Status};
 use std::path::PathBuf;
 
 /// Arguments of `fesdj mpcc`.
@@ -22,15 +22,15 @@ pub struct MpccArgs {
 #[derive(Debug, clap::Subcommand)]
 pub enum MpccCommand {
     /// Solve an MPCC of the fesdj-mpcc format.
-    Solve(SolveArgs),
+    Solve(MpccSolveArgs),
 }
 
 /// Arguments of `fesdj mpcc solve`.
 #[derive(Debug, clap::Args)]
-pub struct SolveArgs {
+pub struct MpccSolveArgs {
     /// Problem file (fesdj-mpcc JSON, e.g. written by tools/casadi_export.py).
     pub problem: PathBuf,
-    /// Homotopy and IPM settings (YAML; any subset of the fields of `MpccSettings`).
+    /// Homotopy and IPM settings (YAML; any subset of the fields of `HomotopySettings`).
     #[arg(long)]
     pub settings: Option<PathBuf>,
     /// Print the result as one JSON object on stdout.
@@ -41,22 +41,22 @@ pub struct SolveArgs {
     pub quiet: bool,
 }
 
-fn load_settings(path: &Option<PathBuf>) -> Result<MpccSettings, SolverError> {
+fn load_settings(path: &Option<PathBuf>) -> Result<HomotopySettings, SolverError> {
     let Some(p) = path else {
-        return Ok(MpccSettings::default());
+        return Ok(HomotopySettings::default());
     };
     let io = |why: String| SolverError::Io {
         file: p.display().to_string(),
         why,
     };
     let text = std::fs::read_to_string(p).map_err(|e| io(e.to_string()))?;
-    let s: MpccSettings = serde_saphyr::from_str(&text).map_err(|e| io(e.to_string()))?;
+    let s: HomotopySettings = serde_saphyr::from_str(&text).map_err(|e| io(e.to_string()))?;
     s.validate()?;
     Ok(s)
 }
 
 /// Solve the problem of `args` (library entry point of the subcommand).
-pub fn solve(args: &SolveArgs) -> Result<MpccResult, SolverError> {
+pub fn solve(args: &MpccSolveArgs) -> Result<MpccResult, SolverError> {
     let mut settings = load_settings(&args.settings)?;
     if args.quiet {
         settings.ipm.print = false;

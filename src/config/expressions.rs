@@ -5,7 +5,7 @@ use std::rc::Rc;
 
 use crate::ad::{gradient_sx, AdError, Function, Sx};
 use crate::config::expr::Expr;
-use crate::fesdj::{ClsFunctions, ClsModel, Contact};
+use crate::fesdj::{ClsFunctions, ClsModel, ContactLaw};
 
 use super::error::{invalid, shape, ConfigError};
 use super::schema::{Entry, ExpressionModelSpec, Item, ModelSpec};
@@ -33,7 +33,7 @@ pub struct ExpressionModel {
     /// `J_t^ℓ(q)` per contact (column-major, empty without tangents).
     tangents: Vec<Vec<Expr>>,
     /// Contact data.
-    pub contacts: Vec<Contact>,
+    pub contacts: Vec<ContactLaw>,
     /// Contact names.
     pub contact_names: Vec<String>,
 }
@@ -239,7 +239,7 @@ impl ExpressionModel {
                 None => (Vec::new(), 0),
             };
             tangents.push(jt);
-            let contact = Contact {
+            let contact = ContactLaw {
                 n_t,
                 mu,
                 restitution: e,

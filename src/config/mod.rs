@@ -37,7 +37,7 @@
 //!   start: {fixed_controls: [[1], [2]], release_sigma0: 1e-2}   # fesdj solve: solve with u_0, u_1
 //!                                            # fixed, then released (schema::StartSpec)
 //! simulation: {T_sim: 3, N_sim: 20, u: [..]} # one control vector, or one per step
-//! solver: {sigma0: 1, kappa: 0.1, comp_tol: 1e-9, ipm: {max_iter: 500}}   # MpccSettings
+//! solver: {sigma0: 1, kappa: 0.1, comp_tol: 1e-9, ipm: {max_iter: 500}}   # HomotopySettings
 //! mpc: {rate_hz: 10, steps: 30, plant: {model: {mu: 0.25}}}   # see schema::MpcSpec
 //! ```
 //!

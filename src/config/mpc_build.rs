@@ -1,8 +1,8 @@
-//! The `mpc` section → [`MpcSetup`]: control rate, deadline, [`MpcSettings`], noise, and the
+//! The `mpc` section → [`MpcSetup`]: control rate, deadline, [`ControllerSettings`], noise, and the
 //! coordinate names of the controls.
 
 use crate::ad::{Function, Sx};
-use crate::mpc::{MpcSettings, Tracking};
+use crate::mpc::{ControllerSettings, Tracking};
 
 use super::error::{invalid, shape, ConfigError};
 use super::ocp_build::vector;
@@ -28,7 +28,7 @@ pub struct MpcSetup {
     /// misses its deadline and is not used).
     pub solve_budget_s: f64,
     /// Controller settings (actuated coordinates and effort limits filled in).
-    pub settings: MpcSettings,
+    pub settings: ControllerSettings,
     /// Measurement noise per state entry (empty: none).
     pub noise_std: Vec<f64>,
     /// Noise seed.
@@ -94,7 +94,7 @@ impl Problem {
             Some(d) => positive("mpc.deadline_s", d)?,
             None => dt,
         };
-        let defaults = MpcSettings::default();
+        let defaults = ControllerSettings::default();
         let actuated = match actuated {
             Some(names) => {
                 if names.len() != n_u {
@@ -142,7 +142,7 @@ impl Problem {
                 None => Vec::new(),
             },
         };
-        let settings = MpcSettings {
+        let settings = ControllerSettings {
             warm_sigma0: warm_sigma0.unwrap_or(defaults.warm_sigma0),
             cold_sigma0: cold_sigma0.unwrap_or(defaults.cold_sigma0),
             shift: shift.unwrap_or(defaults.shift),

@@ -5,12 +5,12 @@ use std::rc::Rc;
 use crate::ad::Sx;
 use crate::config::expr::Expr;
 use crate::fesdj::ocp::Constraint;
-use crate::fesdj::{transcribe, Bounds, FesdjOptions, Layout, LsqTracking, Mpcc, Ocp};
+use crate::fesdj::{transcribe, Bounds, FesdjOptions, Layout, LsqTracking, Ocp, Transcription};
 use crate::mpc::PeriodicReference;
 
 use super::error::{invalid, shape, ConfigError};
 use super::problem::{ModelSource, Problem};
-use super::schema::{BoxSpec, ConstraintSpec, Numbers, OcpSpec, StartSpec, Tracking};
+use super::schema::{BoxSpec, ConstraintSpec, Numbers, OcpSpec, StartSpec, TrackingCost};
 use super::symbols::{Scope, Symbols};
 use super::tree::{join_index, join_key};
 
@@ -33,7 +33,7 @@ pub struct OcpSetup {
 
 impl OcpSetup {
     /// Transcribe and write the per-interval references into the default parameters `p0`.
-    pub fn transcribe(&self) -> Result<Mpcc, ConfigError> {
+    pub fn transcribe(&self) -> Result<Transcription, ConfigError> {
         let mut mpcc =
             transcribe(&self.ocp, &self.options).map_err(|source| ConfigError::Fesdj {
                 field: "ocp".into(),
@@ -44,7 +44,7 @@ impl OcpSetup {
     }
 
     /// Write `x_ref` into `mpcc.p0` (indices from the layout).
-    pub fn apply_references(&self, mpcc: &mut Mpcc) {
+    pub fn apply_references(&self, mpcc: &mut Transcription) {
         self.write_references(&mpcc.layout, &mut mpcc.p0);
     }
 
@@ -459,7 +459,7 @@ impl Problem {
         let mut term_q: Option<(Vec<f64>, Vec<f64>)> = None;
         if tracked {
             match spec.tracking {
-                Tracking::Lsq => {
+                TrackingCost::Lsq => {
                     ocp.lsq = Some(LsqTracking {
                         q_weight: qw,
                         r_weight: rw,
@@ -470,13 +470,13 @@ impl Problem {
                     });
                     x_ref = Some(per);
                 }
-                Tracking::Quadrature if waypoints => {
+                TrackingCost::Quadrature if waypoints => {
                     return Err(invalid(
                         "ocp.x_ref",
                         "waypoint references need `tracking: lsq` (quadrature tracks a constant reference)",
                     ));
                 }
-                Tracking::Quadrature => {
+                TrackingCost::Quadrature => {
                     stage_q = Some(Quadratic {
                         qw,
                         rw,

@@ -136,7 +136,7 @@ impl Problem {
         for (key, path) in created {
             // `mpc.plant` is a free-form tree, checked when the plant is built; an `ipm`
             // section of `solver` is read as a map over the homotopy's IPM defaults
-            // (`MpccSettings::ipm`), which rejects unknown keys itself, so its keys are not
+            // (`HomotopySettings::ipm`), which rejects unknown keys itself, so its keys are not
             // recorded as visited.
             if !visited.contains(path)
                 && !path.starts_with("mpc.plant.")

@@ -13,11 +13,10 @@ use std::path::Path;
 use std::rc::Rc;
 
 use crate::ad::Sx;
-use crate::fesdj::{ClsFunctions, ClsModel, Contact};
+use crate::fesdj::{ClsFunctions, ClsModel, ContactLaw};
 use crate::model::{
-    contact_jacobians, crba, forward_kinematics, nonlinear_effects, signed_distance,
-    Contact as RobotContact, ContactSpec, Data, JointType, Model, ModelOptions, RootJoint,
-    SurfaceSpec,
+    contact_jacobians, crba, forward_kinematics, nonlinear_effects, signed_distance, Contact,
+    ContactSpec, Data, JointType, Model, ModelOptions, RootJoint, SurfaceSpec,
 };
 
 use super::error::{invalid, ConfigError};
@@ -35,7 +34,7 @@ pub struct RobotModel {
     /// The rigid-body model.
     pub model: Model,
     /// Contacts (resolved against the model).
-    pub contacts: Vec<RobotContact>,
+    pub contacts: Vec<Contact>,
     /// Velocity index of every actuated joint (control `k` drives `v[actuated[k]]`).
     pub actuated: Vec<usize>,
     /// Symbols: `q` = joint names, `v` = `v_<joint>`, `u` = `u_<joint>` (non-identifier
@@ -172,10 +171,10 @@ impl RobotModel {
     }
 
     /// The FESD-J contact data (`n_t` = the model's tangent dimension when `μ > 0`).
-    pub fn cls_contacts(&self) -> Vec<Contact> {
+    pub fn cls_contacts(&self) -> Vec<ContactLaw> {
         self.contacts
             .iter()
-            .map(|c| Contact {
+            .map(|c| ContactLaw {
                 n_t: if c.mu > 0.0 { c.tangent_dim } else { 0 },
                 mu: c.mu,
                 restitution: c.restitution,

@@ -7,7 +7,7 @@ use std::fmt;
 
 use crate::fesdj::FesdjOptions;
 use crate::model::{RootJoint, SurfaceSpec};
-use crate::solver::MpccSettings;
+use crate::solver::HomotopySettings;
 
 /// A problem file.
 #[derive(Clone, Debug, Deserialize)]
@@ -37,7 +37,7 @@ pub struct Config {
     pub simulation: Option<SimulationSpec>,
     /// Homotopy and interior-point settings.
     #[serde(default)]
-    pub solver: MpccSettings,
+    pub solver: HomotopySettings,
     /// Receding-horizon control (`fesdj mpc`, the ROS node): rate, deadline, controller
     /// settings, measurement noise and plant mismatch. The MPC problem is the `horizon` + `ocp`.
     #[serde(default)]
@@ -51,7 +51,7 @@ pub struct Config {
 ///   rate_hz: 10            # control rate = plant step of `fesdj mpc` (default N/T: one tick per interval)
 ///   steps: 30              # ticks of `fesdj mpc` (default 50; --steps overrides)
 ///   deadline_s: 0.1        # per solve (default 1/rate_hz)
-///   warm_sigma0: 1.0e-2    # MpcSettings (defaults as there)
+///   warm_sigma0: 1.0e-2    # ControllerSettings (defaults as there)
 ///   cold_sigma0: 1
 ///   shift: true
 ///   warm_duals: true       # primal-dual warm start (false: primal only)
@@ -292,7 +292,7 @@ pub struct Initial {
 /// How the tracking cost is discretised.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Tracking {
+pub enum TrackingCost {
     /// nosnoc's least squares: state terms at the end of every interval, scaled by `T/N`;
     /// references are NLP parameters (one per interval; MPC changes them without rebuilding).
     #[default]
@@ -308,7 +308,7 @@ pub enum Tracking {
 pub struct OcpSpec {
     /// Tracking discretisation (default `lsq`).
     #[serde(default)]
-    pub tracking: Tracking,
+    pub tracking: TrackingCost,
     /// Diagonal state weight (`2 n_q` entries or one for all).
     #[serde(default, rename = "Q")]
     pub q_weight: Option<Numbers>,

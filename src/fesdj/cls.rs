@@ -35,7 +35,7 @@ pub trait ClsFunctions {
         None
     }
     /// Tangent Jacobian `J_t^ℓ(q)` of contact `ℓ` (`n_q × n_t^ℓ`). Only called for contacts with
-    /// friction ([`Contact::has_friction`]).
+    /// friction ([`ContactLaw::has_friction`]).
     fn tangent_jacobian(&self, _q: &[Sx], _contact: usize) -> Vec<Sx> {
         Vec::new()
     }
@@ -43,7 +43,7 @@ pub trait ClsFunctions {
 
 /// Data of one contact.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Contact {
+pub struct ContactLaw {
     /// Number of tangent directions `n_t` (1 planar, 2 spatial, 0 frictionless).
     pub n_t: usize,
     /// Friction coefficient `μ ≥ 0`.
@@ -52,10 +52,10 @@ pub struct Contact {
     pub restitution: f64,
 }
 
-impl Contact {
+impl ContactLaw {
     /// A frictionless contact with restitution `e`.
-    pub fn frictionless(restitution: f64) -> Contact {
-        Contact {
+    pub fn frictionless(restitution: f64) -> ContactLaw {
+        ContactLaw {
             n_t: 0,
             mu: 0.0,
             restitution,
@@ -73,7 +73,7 @@ impl Contact {
 pub struct ClsModel {
     n_q: usize,
     n_u: usize,
-    contacts: Vec<Contact>,
+    contacts: Vec<ContactLaw>,
     functions: Box<dyn ClsFunctions>,
 }
 
@@ -111,7 +111,7 @@ impl ClsModel {
     pub fn new(
         n_q: usize,
         n_u: usize,
-        contacts: Vec<Contact>,
+        contacts: Vec<ContactLaw>,
         functions: Box<dyn ClsFunctions>,
     ) -> Result<ClsModel, FesdjError> {
         if n_q == 0 {
@@ -176,7 +176,7 @@ impl ClsModel {
         self.contacts.len()
     }
     /// The contacts.
-    pub fn contacts(&self) -> &[Contact] {
+    pub fn contacts(&self) -> &[ContactLaw] {
         &self.contacts
     }
 
@@ -312,7 +312,7 @@ mod tests {
         let m = ClsModel::new(
             2,
             0,
-            vec![Contact {
+            vec![ContactLaw {
                 n_t: 1,
                 mu: 0.3,
                 restitution: 0.0,
@@ -331,24 +331,24 @@ mod tests {
 
     #[test]
     fn rejects_bad_contact_data() {
-        let bad = |c: Contact| ClsModel::new(2, 0, vec![c], Box::new(ball())).is_err();
-        assert!(bad(Contact {
+        let bad = |c: ContactLaw| ClsModel::new(2, 0, vec![c], Box::new(ball())).is_err();
+        assert!(bad(ContactLaw {
             n_t: 1,
             mu: -1.0,
             restitution: 0.0
         }));
-        assert!(bad(Contact {
+        assert!(bad(ContactLaw {
             n_t: 1,
             mu: 0.1,
             restitution: 1.5
         }));
-        assert!(bad(Contact {
+        assert!(bad(ContactLaw {
             n_t: 0,
             mu: 0.1,
             restitution: 0.0
         }));
         // Wrong tangent size (n_t = 2 but one column supplied).
-        assert!(bad(Contact {
+        assert!(bad(ContactLaw {
             n_t: 2,
             mu: 0.1,
             restitution: 0.0

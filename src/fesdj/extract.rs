@@ -3,7 +3,7 @@
 
 use crate::ad::{Function, Sx, Workspace};
 
-use super::cls::{ClsModel, Contact};
+use super::cls::{ClsModel, ContactLaw};
 use super::error::FesdjError;
 use super::layout::{FrictionIndex, Layout};
 use super::linalg::mat_t_vec;
@@ -25,7 +25,7 @@ fn tangential(w: &[f64], f: &FrictionIndex, out: &mut Vec<f64>) {
 /// Extracts trajectories from solutions of one transcription.
 pub(crate) struct Extractor {
     layout: Layout,
-    contacts: Vec<Contact>,
+    contacts: Vec<ContactLaw>,
     /// `(q, v) ↦ (J_t^ℓᵀ v)_ℓ` over the contacts with friction (`None` without friction).
     tangent_velocity: Option<(Function, Workspace, Vec<f64>)>,
     impact_threshold: f64,

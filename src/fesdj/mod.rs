@@ -10,7 +10,7 @@
 //! * [`options`]: every option of the spec with its defaults ([`FesdjOptions`]).
 //! * [`ocp`]: the optimal control problem ([`Ocp`]: costs, bounds, constraints, §4).
 //! * [`expr`]: small arithmetic expressions parsed into [`Sx`](crate::ad::Sx) (model files).
-//! * [`transcribe`]: the FESD-J MPCC ([`Mpcc`], §3–§4.2) with its [`Layout`].
+//! * [`transcribe`]: the FESD-J MPCC ([`Transcription`], §3–§4.2) with its [`Layout`].
 //! * [`problem`]: [`FesdjProblem`], the transcribed and compiled problem with its homotopy
 //!   solver, re-solvable with a new initial state, parameters and warm starts (§4.2, §4.8).
 //! * [`simulate`]: FESD-J as an integrator ([`Simulator`], [`simulate()`], §4.6).
@@ -38,10 +38,10 @@ pub mod tableau;
 pub mod trajectory;
 mod transcription;
 
-pub use cls::{ClosureFunctions, ClsFunctions, ClsModel, Contact};
+pub use cls::{ClosureFunctions, ClsFunctions, ClsModel, ContactLaw};
 pub use error::FesdjError;
 pub use layout::Layout;
-pub use mpcc::{Mpcc, MpccFunctions, MpccValues, PairInfo, PairKind, RowInfo, RowKind};
+pub use mpcc::{MpccFunctions, MpccValues, PairInfo, PairKind, RowInfo, RowKind, Transcription};
 pub use ocp::{Bounds, LsqTracking, Ocp};
 pub use options::{
     ConicFormulation, ConicSwitchHandling, CrossCompMode, FesdjOptions, FrictionModel,

@@ -2,7 +2,7 @@
 //!
 //! `min f(w, p)  s.t.  lbw ≤ w ≤ ubw,  lbg ≤ g(w, p) ≤ ubg,  0 ≤ G(w, p) ⊥ H(w, p) ≥ 0`.
 //!
-//! Everything is symbolic ([`Sx`]); [`Mpcc::compile`] gives numeric [`Function`]s. Every
+//! Everything is symbolic ([`Sx`]); [`Transcription::compile`] gives numeric [`Function`]s. Every
 //! complementarity member `G_i`, `H_i` is a variable with lower bound 0, a sum of such variables,
 //! or (Lp mode only) `1 − α` / `n_s − Σα` with `α ∈ [0, 1]`, so nonnegativity is implied by the
 //! variable bounds and is **not** repeated in `g` (§5.1, §7 item 5).
@@ -155,7 +155,7 @@ pub struct SwitchIndicator {
 }
 
 /// The FESD-J MPCC (§5.1) with its layout.
-pub struct Mpcc {
+pub struct Transcription {
     /// Variables (free symbols), ordered as [`Layout`] describes.
     pub w: Vec<Sx>,
     /// Lower variable bounds.
@@ -167,7 +167,7 @@ pub struct Mpcc {
     pub w0: Vec<f64>,
     /// Parameters (LSQ references; empty without LSQ tracking). The initial state is **not**
     /// a parameter: it is the variable block `layout.x0_*`, fixed by equal bounds (§4.2),
-    /// changed with [`Mpcc::set_initial_state`].
+    /// changed with [`Transcription::set_initial_state`].
     pub p: Vec<Sx>,
     /// Default parameter values.
     pub p0: Vec<f64>,
@@ -193,7 +193,7 @@ pub struct Mpcc {
     pub layout: Layout,
 }
 
-/// Numeric functions of an [`Mpcc`]: all take inputs `(w, p)`.
+/// Numeric functions of an [`Transcription`]: all take inputs `(w, p)`.
 #[derive(Clone, Debug)]
 pub struct MpccFunctions {
     /// `f(w, p)` (one output of length 1).
@@ -206,7 +206,7 @@ pub struct MpccFunctions {
     pub comp_h: Function,
 }
 
-/// Values of an [`Mpcc`] at a point.
+/// Values of an [`Transcription`] at a point.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MpccValues {
     /// Objective.
@@ -230,7 +230,7 @@ impl MpccValues {
     }
 }
 
-impl Mpcc {
+impl Transcription {
     /// Number of variables.
     pub fn n_w(&self) -> usize {
         self.w.len()
@@ -276,7 +276,7 @@ impl Mpcc {
         self.nlp_with(HessianApproximation::Exact)
     }
 
-    /// [`Mpcc::nlp`] with the given Hessian of the Lagrangian.
+    /// [`Transcription::nlp`] with the given Hessian of the Lagrangian.
     pub fn nlp_with(
         &self,
         hessian: HessianApproximation,
@@ -321,7 +321,7 @@ impl Mpcc {
     }
 
     /// Evaluate `f`, `g`, `G`, `H` at `(w, p)` (compiles first; for repeated evaluation use
-    /// [`Mpcc::compile`]).
+    /// [`Transcription::compile`]).
     pub fn evaluate(&self, w: &[f64], p: &[f64]) -> Result<MpccValues, FesdjError> {
         self.compile()?.evaluate(w, p)
     }

@@ -7,9 +7,11 @@
 
 use crate::ad::SparsityPattern;
 use crate::solver::ad_nlp::{AdComplementarity, AdNlp};
-use crate::solver::{EvalError, MpccResult, MpccSettings, MpccSolver, Nlp, SolverError, WarmPoint};
+use crate::solver::{
+    EvalError, HomotopySettings, MpccResult, MpccSolver, Nlp, SolverError, WarmPoint,
+};
 
-/// The FESD-J NLP: the compiled functions of an [`Mpcc`](super::Mpcc) with variable bounds
+/// The FESD-J NLP: the compiled functions of an [`Transcription`](super::Mpcc) with variable bounds
 /// and start point that can change between solves (initial state §4.2/§4.8, fixed controls in
 /// simulation §4.6). Constraint bounds never change.
 pub(crate) struct FesdjNlp {
@@ -109,7 +111,7 @@ impl OwnedSolver {
     pub fn new(
         nlp: FesdjNlp,
         comp: AdComplementarity,
-        settings: MpccSettings,
+        settings: HomotopySettings,
     ) -> Result<OwnedSolver, SolverError> {
         let solver = MpccSolver::new(&nlp, &comp, settings)?;
         Ok(OwnedSolver {
@@ -130,11 +132,11 @@ impl OwnedSolver {
         &mut self.nlp
     }
 
-    pub fn settings(&self) -> &MpccSettings {
+    pub fn settings(&self) -> &HomotopySettings {
         self.solver.settings()
     }
 
-    pub fn set_settings(&mut self, s: MpccSettings) -> Result<(), SolverError> {
+    pub fn set_settings(&mut self, s: HomotopySettings) -> Result<(), SolverError> {
         self.solver.set_settings(s)
     }
 

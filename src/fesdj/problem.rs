@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::solver::mpcc::HomotopyStep;
-use crate::solver::{MpccSettings, StopMeasure, WarmPoint};
+use crate::solver::{HomotopySettings, StopMeasure, WarmPoint};
 
 use super::error::FesdjError;
 use super::extract::Extractor;
@@ -27,7 +27,7 @@ use super::transcription::transcribe;
 pub struct SolveOptions {
     /// MPCC homotopy and interior-point settings (defaults: Scholtes, σ₀ = 1, κ = 0.1, stop
     /// when `r_⊥ = max_i G_i H_i ≤ 1e-9`, as §5.4, §5.5 and Appendix A).
-    pub solver: MpccSettings,
+    pub solver: HomotopySettings,
     /// Normal impulses above this are reported as impacts
     /// ([`DEFAULT_IMPACT_THRESHOLD`]).
     pub impact_threshold: f64,
@@ -38,9 +38,9 @@ pub struct SolveOptions {
 impl Default for SolveOptions {
     fn default() -> Self {
         SolveOptions {
-            solver: MpccSettings {
+            solver: HomotopySettings {
                 stop_measure: StopMeasure::Product,
-                ..MpccSettings::default()
+                ..HomotopySettings::default()
             },
             impact_threshold: DEFAULT_IMPACT_THRESHOLD,
             state_threshold: DEFAULT_STATE_THRESHOLD,
@@ -475,11 +475,11 @@ impl FesdjProblem {
     }
 
     /// The homotopy settings of the next solve.
-    pub fn solver_settings(&self) -> &MpccSettings {
+    pub fn solver_settings(&self) -> &HomotopySettings {
         self.solver.settings()
     }
     /// Replace the homotopy settings (the relaxation cannot change).
-    pub fn set_solver_settings(&mut self, s: MpccSettings) -> Result<(), FesdjError> {
+    pub fn set_solver_settings(&mut self, s: HomotopySettings) -> Result<(), FesdjError> {
         Ok(self.solver.set_settings(s)?)
     }
     /// Start the homotopy at `σ₀` (MPC: `fast_sigma_0` after a warm start, §4.8).

@@ -1,4 +1,4 @@
-//! The FESD-J transcription (§3–§4.2): from an [`Ocp`] and [`FesdjOptions`] to the [`Mpcc`].
+//! The FESD-J transcription (§3–§4.2): from an [`Ocp`] and [`FesdjOptions`] to the [`Transcription`].
 //!
 //! One chain of finite elements over all control intervals (§4.2). Per element `(k, n)`, in
 //! this order (variables and rows alike, so the KKT matrix is almost block-banded):
@@ -23,7 +23,7 @@ use super::layout::{
     ElementIndex, FrictionIndex, IntervalIndex, Layout, RightBoundaryIndex, VarBuilder,
 };
 use super::linalg::{mat_t_vec, mat_vec, solve_spd};
-use super::mpcc::{Mpcc, PairInfo, PairKind, RowInfo, RowKind, SwitchIndicator};
+use super::mpcc::{PairInfo, PairKind, RowInfo, RowKind, SwitchIndicator, Transcription};
 use super::ocp::Ocp;
 use super::options::FesdjOptions;
 use super::tableau::{ButcherTableau, IntegralForm};
@@ -31,7 +31,7 @@ use super::tableau::{ButcherTableau, IntegralForm};
 /// Build the FESD-J MPCC of `ocp` with `options` (§3–§4.2).
 ///
 /// The options and the problem are validated first; errors name the offending field.
-pub fn transcribe(ocp: &Ocp, options: &FesdjOptions) -> Result<Mpcc, FesdjError> {
+pub fn transcribe(ocp: &Ocp, options: &FesdjOptions) -> Result<Transcription, FesdjError> {
     options.validate()?;
     ocp.validate()?;
     options.initial_guess.check_contacts(ocp.model.n_c())?;
@@ -72,7 +72,7 @@ pub fn transcribe(ocp: &Ocp, options: &FesdjOptions) -> Result<Mpcc, FesdjError>
         n_w: b.vars.w.len(),
         ..b.layout
     };
-    Ok(Mpcc {
+    Ok(Transcription {
         w: b.vars.w,
         lbw: b.vars.lbw,
         ubw: b.vars.ubw,

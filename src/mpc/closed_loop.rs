@@ -13,8 +13,8 @@ use super::plant::Plant;
 pub struct ClosedLoopOptions {
     /// Number of control ticks (each one plant step).
     pub steps: usize,
-    /// Deadline of every solve, seconds.
-    pub deadline_s: f64,
+    /// Wall-time budget of every solve, seconds.
+    pub budget_s: f64,
     /// Standard deviation of the measurement noise per state entry (`2 n_q`; empty = none).
     pub noise_std: Vec<f64>,
     /// Seed of the noise generator.
@@ -94,13 +94,13 @@ pub fn run_closed_loop_with(
             why: format!("needs {n_x} entries, got {}", options.noise_std.len()),
         });
     }
-    if !(options.deadline_s.is_finite() && options.deadline_s > 0.0) {
+    if !(options.budget_s.is_finite() && options.budget_s > 0.0) {
         return Err(MpcError::Settings {
-            field: "deadline_s".into(),
-            why: format!("must be finite and > 0, got {}", options.deadline_s),
+            field: "budget_s".into(),
+            why: format!("must be finite and > 0, got {}", options.budget_s),
         });
     }
-    let deadline = Duration::from_secs_f64(options.deadline_s);
+    let budget = Duration::from_secs_f64(options.budget_s);
     let dt = plant.step_time();
     let mut noise = Noise::new(options.seed);
     let mut x = x0.to_vec();
@@ -117,7 +117,7 @@ pub fn run_closed_loop_with(
             ctrl.set_reference(&p)?;
         }
         ctrl.set_state(t, &meas[..n_q], &meas[n_q..])?;
-        let plan = ctrl.solve(deadline)?;
+        let plan = ctrl.solve(budget)?;
         let (source, status) = (plan.source, plan.last_attempt);
         let (solve_time_s, homotopy_steps, nlp_iterations) =
             ctrl.problem().last_stats().map_or((f64::NAN, 0, 0), |s| {

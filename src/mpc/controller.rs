@@ -10,7 +10,7 @@ use super::error::MpcError;
 use super::plan::{Plan, PlanSource};
 use super::projection::GapProjection;
 use super::reference::PeriodicReference;
-use super::settings::MpcSettings;
+use super::settings::ControllerSettings;
 
 /// The last interval of the next warm start, simulated from the verified plan's final state
 /// under its last control ([`Controller::set_tail_simulator`]).
@@ -30,7 +30,7 @@ struct Tail {
 /// `set_reference`, `solve(budget)`, then [`Controller::control`] for the command to apply.
 pub struct Controller {
     problem: FesdjProblem,
-    settings: MpcSettings,
+    settings: ControllerSettings,
     n_q: usize,
     x: Vec<f64>,
     t_state: f64,
@@ -85,7 +85,7 @@ impl Controller {
         mut problem: FesdjProblem,
         n_u: usize,
         n_c: usize,
-        settings: MpcSettings,
+        settings: ControllerSettings,
     ) -> Result<Controller, MpcError> {
         let layout = problem.layout();
         let n_q = layout.n_q;
@@ -282,7 +282,7 @@ impl Controller {
     }
 
     /// The settings.
-    pub fn settings(&self) -> &MpcSettings {
+    pub fn settings(&self) -> &ControllerSettings {
         &self.settings
     }
     /// The owned problem (layout, parameters).

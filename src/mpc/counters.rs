@@ -16,7 +16,7 @@ pub struct Counters {
     /// Cold starts (first solve, and the first after a failure).
     pub cold_starts: u64,
     /// Warm starts from the last solution moved by one control interval (the others start
-    /// from it in place; see [`MpcSettings::shift`](super::MpcSettings::shift)).
+    /// from it in place; see [`ControllerSettings::shift`](super::ControllerSettings::shift)).
     pub shifted_starts: u64,
     /// Solves from a measured state that penetrated a contact and was projected
     /// ([`Controller::set_gap_projection`](super::Controller::set_gap_projection)).

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 /// Fallback control law, applied per control input `i` on the coordinate it actuates
-/// (`MpcSettings::actuated[i]`), clamped to `±MpcSettings::effort_limit[i]`.
+/// (`ControllerSettings::actuated[i]`), clamped to `±ControllerSettings::effort_limit[i]`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Fallback {

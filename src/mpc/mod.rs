@@ -34,4 +34,4 @@ pub use plan::{Plan, PlanSource};
 pub use plant::{Plant, PlantStep};
 pub use projection::GapProjection;
 pub use reference::PeriodicReference;
-pub use settings::{MpcSettings, Tracking};
+pub use settings::{ControllerSettings, Tracking};

@@ -5,10 +5,10 @@ use serde::{Deserialize, Serialize};
 use super::error::MpcError;
 use super::fallback::Fallback;
 
-/// Controller settings (serde, with defaults; [`MpcSettings::validate`] names a bad field).
+/// Controller settings (serde, with defaults; [`ControllerSettings::validate`] names a bad field).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct MpcSettings {
+pub struct ControllerSettings {
     /// σ₀ of the homotopy after a successful solve, when the next one starts from the shifted
     /// solution (§4.8 "fast σ₀"; default 1e-6: with `warm_duals` the shifted primal-dual point
     /// is close enough to start near the end of the homotopy — on the sliding block 14 IPM
@@ -45,7 +45,7 @@ pub struct MpcSettings {
 
 /// PD feedback around the plan in charge: control `i` applies
 /// `u_i(t) + k_p,i (q̂_a(t) − q_a) + k_d,i (v̂_a(t) − v_a)` on its coordinate `a`
-/// (`MpcSettings::actuated[i]`), with `(q̂, v̂)` the plan's prediction interpolated linearly
+/// (`ControllerSettings::actuated[i]`), with `(q̂, v̂)` the plan's prediction interpolated linearly
 /// in time between its grid points, clamped to the effort limit. The planned controls are
 /// piecewise constant over a whole control interval and planned from a state that is already
 /// one solve time old when they are applied; the feedback, evaluated at every fresh
@@ -60,9 +60,9 @@ pub struct Tracking {
     pub kd: Vec<f64>,
 }
 
-impl Default for MpcSettings {
+impl Default for ControllerSettings {
     fn default() -> Self {
-        MpcSettings {
+        ControllerSettings {
             warm_sigma0: 1e-6,
             cold_sigma0: 1.0,
             shift: true,
@@ -77,7 +77,7 @@ impl Default for MpcSettings {
     }
 }
 
-impl MpcSettings {
+impl ControllerSettings {
     /// Check the settings against a model with `n_q` coordinates and `n_u` inputs.
     pub fn validate(&self, n_q: usize, n_u: usize) -> Result<(), MpcError> {
         let bad = |field: &str, why: String| MpcError::Settings {

@@ -19,7 +19,7 @@ use std::time::{Duration as StdDuration, Instant};
 use crate::mpc::stats::percentile;
 
 use super::msg::{DiagnosticArray, DiagnosticStatus, KeyValue, Time};
-use super::provider::{Plan, PlanStatus};
+use super::provider::{JointPlan, PlanStatus};
 use super::validate::{FaultKind, StateFault, FAULT_KINDS};
 
 const INPUT_KEYS: [&str; 4] = [
@@ -201,7 +201,7 @@ impl Diagnostics {
     }
 
     /// A published plan.
-    pub fn record_plan(&mut self, plan: &Plan) {
+    pub fn record_plan(&mut self, plan: &JointPlan) {
         self.plans_published += 1;
         self.last_status = plan.status.as_str();
         self.solve_time_last = plan.stats.solve_time;
@@ -433,7 +433,7 @@ mod tests {
     fn solve_time_percentiles_of_the_latest_plans() {
         let mut d = Diagnostics::new(true);
         assert_eq!(d.solve_times(), None);
-        let mut plan = Plan::default();
+        let mut plan = JointPlan::default();
         // 1..=100 ms in a scrambled order: nearest-rank p50 is the 51st (index 49.5 → 50),
         // p99 the 99th (index 98.01 → 98).
         for k in 0..100u64 {
@@ -506,7 +506,7 @@ mod tests {
             got: 1,
         };
         d.record_rejection(&bad, now, StdDuration::ZERO);
-        let mut plan = Plan::default();
+        let mut plan = JointPlan::default();
         plan.stats.solve_time = 0.004;
         plan.stats.deadline_missed = true;
         d.record_plan(&plan);

@@ -10,7 +10,7 @@
 //! * [`args`], [`params_file`], [`names`]: `--ros-args`, ROS parameter YAML, name resolution and
 //!   remapping, `ROS_DOMAIN_ID`.
 //! * [`params`]: the node's declared parameters.
-//! * [`provider`]: the [`PlanProvider`] trait the controller implements, [`Plan`],
+//! * [`provider`]: the [`PlanProvider`] trait the controller implements, [`JointPlan`],
 //!   [`RobotState`]; [`mpc_provider`]: the MPC controller as a provider ([`MpcProvider`],
 //!   [`JointMap`]); [`sim_plant`]: the internal plant of `sim: true` ([`SimulatedRobot`]).
 //! * [`validate`], [`diagnostics`]: input checks and the `/diagnostics` report.
@@ -52,6 +52,6 @@ pub mod wire;
 pub use mpc_provider::{JointMap, MpcProvider};
 pub use node::{NodeConfig, NodeError, NodeRuntime, Topics};
 pub use provider::{
-    BaseState, Plan, PlanProvider, PlanStats, PlanStatus, ProviderError, RobotState,
+    BaseState, JointPlan, PlanProvider, PlanStats, PlanStatus, ProviderError, RobotState,
 };
 pub use sim_plant::SimulatedRobot;

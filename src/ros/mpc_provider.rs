@@ -9,7 +9,7 @@
 use std::time::Duration;
 
 use super::msg::Time;
-use super::provider::{Plan, PlanProvider, PlanStatus, ProviderError, RobotState};
+use super::provider::{JointPlan, PlanProvider, PlanStatus, ProviderError, RobotState};
 use super::validate::StateFault;
 use crate::model::zyx_from_odometry;
 use crate::mpc::{self, PlanSource};
@@ -159,7 +159,7 @@ impl PlanProvider for MpcProvider {
         self.have_state = true;
     }
 
-    fn plan(&mut self, plan: &mut Plan) -> Result<(), ProviderError> {
+    fn plan(&mut self, plan: &mut JointPlan) -> Result<(), ProviderError> {
         if !self.have_state {
             return Err("no state".into());
         }

@@ -54,7 +54,7 @@ use super::msg::{
     TriggerResponse,
 };
 use super::names::NameError;
-use super::provider::{Plan, PlanProvider};
+use super::provider::{JointPlan, PlanProvider};
 use super::sim_plant::SimulatedRobot;
 use super::validate::{StateFault, StateValidator};
 pub use super::wire::fill_trajectory;
@@ -94,7 +94,7 @@ pub struct NodeRuntime {
     poll: Poll,
     events: Events,
     validator: StateValidator,
-    plan: Plan,
+    plan: JointPlan,
     trajectory_msg: Arc<JointTrajectory>,
     effort_msg: Arc<Float64MultiArray>,
     diagnostics_msg: Arc<DiagnosticArray>,
@@ -261,7 +261,7 @@ impl NodeRuntime {
 
         Ok(NodeRuntime {
             validator: StateValidator::new(&p.joint_names, p.floating_base, p.stale_state_timeout),
-            plan: Plan::default(),
+            plan: JointPlan::default(),
             trajectory_msg,
             effort_msg: Arc::new(effort_msg),
             diagnostics_msg: Arc::new(DiagnosticArray::default()),

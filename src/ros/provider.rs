@@ -1,7 +1,7 @@
 //! The contract between the node and whatever computes plans (the MPC controller).
 //!
 //! The node owns the communication: it validates incoming state, calls a [`PlanProvider`] once
-//! per control tick with the latest valid [`RobotState`], checks the returned [`Plan`] and
+//! per control tick with the latest valid [`RobotState`], checks the returned [`JointPlan`] and
 //! publishes it. The provider never sees rejected data. Buffers are owned by the node and
 //! reused: `plan` fills a `&mut Plan` in place, so a provider that keeps its sizes allocates
 //! nothing per tick on this path.
@@ -54,7 +54,7 @@ pub struct PlanStats {
 /// `joint_names` (`u` is 0 for joints without an actuator; for the last point repeat the last
 /// control). `effort` has one entry per effort joint, in `effort_joints` order.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Plan {
+pub struct JointPlan {
     /// Grid times in seconds after the state stamp, non-decreasing, `times[0] ≥ 0`.
     pub times: Vec<f64>,
     /// Positions, `K × n_joints`.
@@ -103,7 +103,7 @@ pub enum PlanDefect {
     },
 }
 
-impl Plan {
+impl JointPlan {
     /// Resizes every field for `k` points, `n_joints` joints and `n_effort` effort joints,
     /// keeping capacity (no allocation once the buffers have grown to size).
     pub fn resize(&mut self, k: usize, n_joints: usize, n_effort: usize) {
@@ -178,9 +178,9 @@ pub trait PlanProvider {
     fn on_state(&mut self, state: &RobotState);
 
     /// Plans from the last state given to [`on_state`](Self::on_state) into `plan` (sized by
-    /// the provider with [`Plan::resize`]), within the provider's own solve budget (the MPC
+    /// the provider with [`JointPlan::resize`]), within the provider's own solve budget (the MPC
     /// provider's is the problem file's `mpc.deadline_s`).
-    fn plan(&mut self, plan: &mut Plan) -> Result<(), ProviderError>;
+    fn plan(&mut self, plan: &mut JointPlan) -> Result<(), ProviderError>;
 
     /// Called on a tick without a valid, fresh state (nothing was planned). The provider may
     /// write a safe effort command (e.g. damping, or the remainder of its last verified plan) —
@@ -222,7 +222,7 @@ mod tests {
 
     #[test]
     fn plan_check_finds_each_defect() {
-        let mut p = Plan::default();
+        let mut p = JointPlan::default();
         assert_eq!(p.check(2, 1), Err(PlanDefect::Empty));
         p.resize(3, 2, 1);
         p.times.copy_from_slice(&[0.0, 0.1, 0.2]);
@@ -248,7 +248,7 @@ mod tests {
 
     #[test]
     fn resize_keeps_capacity() {
-        let mut p = Plan::default();
+        let mut p = JointPlan::default();
         p.resize(10, 3, 3);
         let cap = p.q.capacity();
         let ptr = p.q.as_ptr();

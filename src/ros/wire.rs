@@ -12,7 +12,7 @@ use super::config::{dds, NodeError};
 use super::diagnostics::Diagnostics;
 use super::msg::{Duration, JointTrajectory, JointTrajectoryPoint, RosMessage, RosService, Time};
 use super::names::{self, NameError};
-use super::provider::Plan;
+use super::provider::JointPlan;
 
 pub(crate) fn ros_name(fqn: &str) -> Result<Name, NodeError> {
     let (ns, base) = names::split_fqn(fqn);
@@ -86,7 +86,7 @@ pub(crate) fn refill(dst: &mut Vec<f64>, src: &[f64]) {
 
 /// Writes `plan` into `msg` (positions, velocities, efforts and `time_from_start` of every
 /// grid point), reusing the points' vectors. `stamp` is the state stamp the plan starts from.
-pub fn fill_trajectory(msg: &mut JointTrajectory, plan: &Plan, n_joints: usize, stamp: Time) {
+pub fn fill_trajectory(msg: &mut JointTrajectory, plan: &JointPlan, n_joints: usize, stamp: Time) {
     msg.header.stamp = stamp;
     let k = plan.len();
     msg.points.truncate(k);

@@ -3,7 +3,7 @@
 //! derivatives), the same MPCC homotopy and tolerances as [`MpccSolver`](super::MpccSolver);
 //! `bound_relax_factor = 0` so that bounds are never relaxed, as in ours.
 
-use super::mpcc::{HomotopyStep, MpccResult, MpccSettings, MpccSolver, Schedule};
+use super::mpcc::{HomotopySettings, HomotopyStep, MpccResult, MpccSolver, Schedule};
 use super::nlp::{Complementarity, Nlp};
 use super::settings::Settings;
 use super::status::Status;
@@ -256,13 +256,13 @@ pub fn ipopt_solve(
 /// The MPCC homotopy of [`MpccSolver`] with IPOPT as the NLP solver: the relaxed NLPs are
 /// those of an [`MpccSolver`] built for `nlp` ([`MpccSolver::relaxed`]), with its σ schedule,
 /// primal–dual warm starts, initial barrier `mu_warm_factor σ_k`, wall-clock limit and stop
-/// test ([`MpccSolver::stop_residual`], the measure of [`MpccSettings::stop_measure`]); no
+/// test ([`MpccSolver::stop_residual`], the measure of [`HomotopySettings::stop_measure`]); no
 /// polishing. The [`MpccSolver`] (its IPM work space included) is built once per call and
 /// counts in the reported time.
 pub fn ipopt_mpcc(
     nlp: &dyn Nlp,
     comp: &dyn Complementarity,
-    settings: &MpccSettings,
+    settings: &HomotopySettings,
     p: &[f64],
     x0: Option<&[f64]>,
 ) -> Result<MpccResult, SolverError> {

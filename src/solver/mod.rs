@@ -29,9 +29,10 @@ pub mod status;
 
 pub use ad_nlp::HessianApproximation;
 pub use error::{EvalError, SolverError};
-pub use ipm::{Ipm, Solution, Start};
+pub use ipm::{Ipm, IpmStart, Solution};
 pub use mpcc::{
-    MpccResult, MpccSettings, MpccSolver, Polish, Relaxation, SigmaUpdate, StopMeasure, WarmPoint,
+    HomotopySettings, MpccResult, MpccSolver, Polish, Relaxation, SigmaUpdate, StopMeasure,
+    WarmPoint,
 };
 pub use nlp::{Complementarity, Nlp, VariablePairs, INF_BOUND};
 pub use settings::{MuStrategy, Settings};

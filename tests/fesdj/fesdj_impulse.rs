@@ -9,7 +9,7 @@ use crate::support::fesdj_common as common;
 use common::{ball_1d, ball_2d, G};
 use fesdj_mpc::fesdj::layout::FrictionIndex;
 use fesdj_mpc::fesdj::{
-    transcribe, CrossCompMode, FesdjOptions, Mpcc, Ocp, PairKind, RkScheme, RowKind,
+    transcribe, CrossCompMode, FesdjOptions, Ocp, PairKind, RkScheme, RowKind, Transcription,
 };
 
 const TOL: f64 = 1e-12;
@@ -43,7 +43,7 @@ const BLOCK_PAIRS: [PairKind; 5] = [
 
 /// True if the impulse block of element `n` (and (18) there if `with_gap`) holds at `w`, and
 /// every variable set in `w` (non-NaN) respects its bounds.
-fn block_holds(m: &Mpcc, w: &[f64], n: usize, with_gap: bool) -> bool {
+fn block_holds(m: &Transcription, w: &[f64], n: usize, with_gap: bool) -> bool {
     let vals = m.evaluate(w, &[]).unwrap();
     let rows_ok = m.g_info.iter().enumerate().all(|(i, r)| {
         if r.element != Some(n) {
@@ -71,7 +71,7 @@ fn block_holds(m: &Mpcc, w: &[f64], n: usize, with_gap: bool) -> bool {
 
 /// Point of the 1D block: position q at t_1, pre-impact v⁻ = −2, unknowns (v⁺, Λ, Υ+, Υ−);
 /// Y = f_c(q) = q. Unused variables are NaN (they do not enter the block's rows).
-fn point_1d(m: &Mpcc, q: f64, vplus: f64, lam: f64, up: f64, um: f64) -> Vec<f64> {
+fn point_1d(m: &Transcription, q: f64, vplus: f64, lam: f64, up: f64, um: f64) -> Vec<f64> {
     let l = &m.layout;
     let mut w = vec![f64::NAN; m.n_w()];
     let (_, vm) = l.pre_impact(0, 1);

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use fesdj_mpc::config::Problem;
 use fesdj_mpc::fesdj::layout::FrictionIndex;
-use fesdj_mpc::fesdj::{transcribe, FesdjOptions, InitialGuess, Mpcc, PerContact};
+use fesdj_mpc::fesdj::{transcribe, FesdjOptions, InitialGuess, PerContact, Transcription};
 
 const G: f64 = 9.81;
 
@@ -17,7 +17,7 @@ fn three_boxes(overrides: &[&str]) -> Result<Problem, fesdj_mpc::config::ConfigE
     Problem::load(&path, &o)
 }
 
-fn transcribed(overrides: &[&str]) -> Mpcc {
+fn transcribed(overrides: &[&str]) -> Transcription {
     let problem = three_boxes(overrides).expect("config loads");
     let setup = problem.ocp().expect("OCP section");
     transcribe(&setup.ocp, &setup.options).expect("transcription")

@@ -13,7 +13,7 @@ use crate::support::fesdj_common as common;
 
 use common::{ball_1d_options, check_spring_order, models, report, G};
 use fesdj_mpc::fesdj::{
-    simulate, transcribe, Controls, FesdjOptions, Mpcc, Ocp, RkScheme, SimulationOptions,
+    simulate, transcribe, Controls, FesdjOptions, Ocp, RkScheme, SimulationOptions, Transcription,
 };
 
 /// Exact state of the elastic ball at time `t` of a step starting at `(q0, v0)` with impact
@@ -37,10 +37,16 @@ fn exact_residual(n_fe: usize, m_imp: usize, q0: f64, v0: f64, t_final: f64) -> 
 }
 
 /// The transcription of one step and its exact solution with the impact at grid point `m_imp`.
-fn exact_point(n_fe: usize, m_imp: usize, q0: f64, v0: f64, t_final: f64) -> (Mpcc, Vec<f64>) {
+fn exact_point(
+    n_fe: usize,
+    m_imp: usize,
+    q0: f64,
+    v0: f64,
+    t_final: f64,
+) -> (Transcription, Vec<f64>) {
     let o = ball_1d_options(n_fe, t_final);
     let ocp = Ocp::new(models::ball_1d(1.0, G), vec![q0, v0]);
-    let mpcc: Mpcc = transcribe(&ocp, &o).expect("transcription");
+    let mpcc: Transcription = transcribe(&ocp, &o).expect("transcription");
     let l = &mpcc.layout;
     // Impact time: q0 + v0 t − g t²/2 = 0.
     let ts = (v0 + (v0 * v0 + 2.0 * G * q0).sqrt()) / G;
@@ -97,7 +103,7 @@ fn exact_point(n_fe: usize, m_imp: usize, q0: f64, v0: f64, t_final: f64) -> (Mp
 }
 
 /// Worst violation of rows, bounds and pairs of `mpcc` at `w`, and where.
-fn residual(mpcc: &Mpcc, w: &[f64]) -> (f64, String) {
+fn residual(mpcc: &Transcription, w: &[f64]) -> (f64, String) {
     let val = mpcc.evaluate(w, &mpcc.p0).expect("evaluation");
     let mut worst = (0.0f64, String::from("none"));
     let mut note = |r: f64, what: String| {

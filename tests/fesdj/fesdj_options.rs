@@ -9,9 +9,9 @@ use fesdj_mpc::ad::{jacobian_sx, Scalar, Sx};
 use fesdj_mpc::fesdj::cls::identity;
 use fesdj_mpc::fesdj::layout::FrictionIndex;
 use fesdj_mpc::fesdj::{
-    transcribe, Bounds, ClosureFunctions, ClsModel, ConicFormulation, ConicSwitchHandling, Contact,
-    CrossCompMode, FesdjError, FesdjOptions, FrictionModel, LsqTracking, Mpcc, Ocp, PairKind,
-    RkRepresentation, RkScheme, RowKind, StepEquilibration,
+    transcribe, Bounds, ClosureFunctions, ClsModel, ConicFormulation, ConicSwitchHandling,
+    ContactLaw, CrossCompMode, FesdjError, FesdjOptions, FrictionModel, LsqTracking, Ocp, PairKind,
+    RkRepresentation, RkScheme, RowKind, StepEquilibration, Transcription,
 };
 
 #[test]
@@ -157,7 +157,7 @@ fn problem_errors_name_the_field() {
     let r = ClsModel::new(
         2,
         0,
-        vec![Contact::frictionless(0.0)],
+        vec![ContactLaw::frictionless(0.0)],
         Box::new(ClosureFunctions {
             mass: Box::new(|_| identity(1)),
             forces: Box::new(|_, _| vec![Sx::constant(0.0); 2]),
@@ -176,7 +176,7 @@ fn problem_errors_name_the_field() {
 /// Every complementarity member is a variable with lower bound 0, a sum of such (coefficients
 /// +1), or (Lp) `1 − α` sums with `α ∈ [0, 1]` (§5.1, §7 item 5); the functions compile (no free
 /// symbols) and the sizes agree.
-fn check_structure(m: &Mpcc, what: &str) {
+fn check_structure(m: &Transcription, what: &str) {
     assert_eq!(m.lbw.len(), m.n_w(), "{what}");
     assert_eq!(m.ubw.len(), m.n_w(), "{what}");
     assert_eq!(m.w0.len(), m.n_w(), "{what}");
@@ -306,7 +306,7 @@ fn all_combinations_are_well_formed() {
 /// impulse block, Abs (n_s+1)² − 1 off the impulse pair) and `FE_FE` (one per family).
 #[test]
 fn pair_counts() {
-    let count = |m: &Mpcc, kind: PairKind, k: usize, n: usize| {
+    let count = |m: &Transcription, kind: PairKind, k: usize, n: usize| {
         m.comp_info
             .iter()
             .filter(|p| p.kind == kind && p.interval == k && p.element == n)
@@ -458,7 +458,7 @@ fn ocp_costs_and_constraints() {
         ClsModel::new(
             1,
             1,
-            vec![Contact::frictionless(0.0)],
+            vec![ContactLaw::frictionless(0.0)],
             Box::new(ClosureFunctions {
                 mass: Box::new(|_| identity(1)),
                 forces: Box::new(|_, _| vec![Sx::constant(0.0)]),

@@ -8,7 +8,9 @@ use crate::support::fesdj_common as common;
 
 use common::{instance_s8, options_s8, G, MODES};
 use fesdj_mpc::ad::{gradient_sx, Function};
-use fesdj_mpc::fesdj::{CrossCompMode, FesdjOptions, Mpcc, PairKind, RowKind, StepEquilibration};
+use fesdj_mpc::fesdj::{
+    CrossCompMode, FesdjOptions, PairKind, RowKind, StepEquilibration, Transcription,
+};
 
 /// §8.5 solution in the order of the §8.2 table (variables 1..24).
 fn solution_s8() -> Vec<f64> {
@@ -30,7 +32,7 @@ fn solution_s8() -> Vec<f64> {
 }
 
 /// Indices (0-based) of the §8.2 table in our layout, read through the layout queries.
-fn table_indices(m: &Mpcc) -> Vec<usize> {
+fn table_indices(m: &Transcription) -> Vec<usize> {
     let l = &m.layout;
     let mut idx = vec![l.x0_q[0], l.x0_v[0]];
     for n in 0..2 {
@@ -53,7 +55,7 @@ fn table_indices(m: &Mpcc) -> Vec<usize> {
     idx
 }
 
-fn to_w(m: &Mpcc, table: &[f64]) -> Vec<f64> {
+fn to_w(m: &Transcription, table: &[f64]) -> Vec<f64> {
     let mut w = vec![f64::NAN; m.n_w()];
     for (&i, &x) in table_indices(m).iter().zip(table) {
         w[i] = x;
@@ -260,7 +262,7 @@ fn exact_solution_is_a_switch() {
     assert_eq!(vals.f, 0.0);
 }
 
-fn eval_scalar(m: &Mpcc, e: fesdj_mpc::ad::Sx, w: &[f64]) -> f64 {
+fn eval_scalar(m: &Transcription, e: fesdj_mpc::ad::Sx, w: &[f64]) -> f64 {
     let f = Function::new("s", &[&m.w, &m.p], &[&[e]]).unwrap();
     let mut out = [0.0];
     f.eval(&[w, &[]], &mut [&mut out], &mut f.workspace())

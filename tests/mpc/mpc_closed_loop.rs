@@ -5,7 +5,9 @@ use crate::support::sliding_block as common;
 
 use common::*;
 use fesdj_mpc::fesdj::{Simulator, SolveOptions};
-use fesdj_mpc::mpc::{run_closed_loop, ClosedLoopOptions, Fallback, MpcSettings, PlanSource};
+use fesdj_mpc::mpc::{
+    run_closed_loop, ClosedLoopOptions, ControllerSettings, Fallback, PlanSource,
+};
 use std::time::Duration;
 
 fn plant() -> Simulator {
@@ -29,7 +31,7 @@ fn block_reaches_the_target_and_stops() {
         &[0.0, 0.0, 0.0, 0.0],
         &ClosedLoopOptions {
             steps: 30,
-            deadline_s: 5.0,
+            budget_s: 5.0,
             noise_std: Vec::new(),
             seed: 1,
         },
@@ -64,7 +66,7 @@ fn noisy_measurements_still_converge() {
         &[0.0, 0.0, 0.0, 0.0],
         &ClosedLoopOptions {
             steps: 30,
-            deadline_s: 5.0,
+            budget_s: 5.0,
             noise_std: vec![1e-3, 0.0, 1e-3, 0.0],
             seed: 7,
         },
@@ -80,7 +82,7 @@ fn noisy_measurements_still_converge() {
 #[test]
 fn missed_deadline_goes_to_the_fallback_and_recovers() {
     let _turn = crate::support::serial::file(module_path!());
-    let mut ctrl = controller(MpcSettings {
+    let mut ctrl = controller(ControllerSettings {
         fallback: Fallback::Damping { kd: 2.0 },
         ..settings()
     });
@@ -135,7 +137,7 @@ fn bad_states_are_rejected_and_change_nothing() {
     let e = ctrl.set_reference(&[f64::NAN]).unwrap_err();
     assert!(e.to_string().contains("reference[0]"), "{e}");
     // Settings are validated.
-    let bad = MpcSettings {
+    let bad = ControllerSettings {
         actuated: vec![5],
         ..settings()
     };
@@ -149,7 +151,7 @@ fn after_a_failure_warm_retries_restart_from_the_last_verified_plan() {
     // where the tick-0 plan predicted (point 4 = end of interval 2 with N_FE = 2), and the
     // solve starts warm from that plan shifted twice — or cold without retries.
     let run = |warm_retries: usize| {
-        let mut ctrl = controller(MpcSettings {
+        let mut ctrl = controller(ControllerSettings {
             warm_retries,
             ..settings()
         });
@@ -195,7 +197,7 @@ fn without_a_fresh_state_the_fallback_law_ignores_the_stale_velocity() {
     let _turn = crate::support::serial::file(module_path!());
     // Damping: zero command (a stale velocity is not damped against); hold position: the PD
     // pull from the last position to the held posture (the state before any plan), clamped.
-    let mut ctrl = controller(MpcSettings {
+    let mut ctrl = controller(ControllerSettings {
         fallback: Fallback::Damping { kd: 2.0 },
         ..settings()
     });
@@ -204,7 +206,7 @@ fn without_a_fresh_state_the_fallback_law_ignores_the_stale_velocity() {
     assert_eq!(ctrl.stale_command(), Some(&[0.0][..]));
     assert_eq!(ctrl.control(0.0), &[-2.0], "with the measured velocity");
 
-    let mut ctrl = controller(MpcSettings {
+    let mut ctrl = controller(ControllerSettings {
         fallback: Fallback::HoldPosition { kp: 10.0, kd: 2.0 },
         ..settings()
     });

@@ -40,7 +40,7 @@ fn closed_loop(overrides: &[&str], steps: usize) -> (Vec<f64>, ClosedLoopLog) {
         &x0,
         &ClosedLoopOptions {
             steps,
-            deadline_s: 1.0,
+            budget_s: 1.0,
             noise_std: Vec::new(),
             seed: 1,
         },

@@ -102,7 +102,7 @@ fn the_closed_loop_follows_the_wave() {
     let x0 = cl.problem.x0();
     let options = fesdj_mpc::mpc::ClosedLoopOptions {
         steps: 30,
-        deadline_s: 5.0,
+        budget_s: 5.0,
         noise_std: Vec::new(),
         seed: 1,
     };

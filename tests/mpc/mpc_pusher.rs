@@ -63,7 +63,7 @@ fn shipped_pusher_mpc_pushes_the_box_to_its_target() {
         &x0,
         &ClosedLoopOptions {
             steps: 40,
-            deadline_s: 1.0,
+            budget_s: 1.0,
             noise_std: Vec::new(),
             seed: 1,
         },

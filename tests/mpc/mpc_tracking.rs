@@ -7,15 +7,15 @@ use crate::support::sliding_block as common;
 
 use common::*;
 use fesdj_mpc::config::Problem;
-use fesdj_mpc::mpc::{Fallback, MpcSettings, PlanSource, Tracking};
+use fesdj_mpc::mpc::{ControllerSettings, Fallback, PlanSource, Tracking};
 use std::path::Path;
 use std::time::Duration;
 
 const KP: f64 = 30.0;
 const KD: f64 = 4.0;
 
-fn tracking() -> MpcSettings {
-    MpcSettings {
+fn tracking() -> ControllerSettings {
+    ControllerSettings {
         tracking: Some(Tracking {
             kp: vec![KP],
             kd: vec![KD],
@@ -138,7 +138,7 @@ fn without_tracking_the_command_is_the_plan_control() {
 #[test]
 fn bad_tracking_settings_name_the_field() {
     let _turn = crate::support::serial::file(module_path!());
-    let bad = MpcSettings {
+    let bad = ControllerSettings {
         tracking: Some(Tracking {
             kp: vec![1.0, 2.0],
             kd: vec![1.0],
@@ -147,7 +147,7 @@ fn bad_tracking_settings_name_the_field() {
     };
     let e = fesdj_mpc::mpc::Controller::new(problem(), 1, 1, bad).unwrap_err();
     assert!(e.to_string().contains("tracking.kp"), "{e}");
-    let bad = MpcSettings {
+    let bad = ControllerSettings {
         tracking: Some(Tracking {
             kp: vec![1.0],
             kd: vec![-1.0],

@@ -1,5 +1,5 @@
 //! The node's per-tick work on our side allocates nothing once its buffers have their size:
-//! validating a JointState into the state, planning into a reused `Plan` (with the analytic
+//! validating a JointState into the state, planning into a reused `JointPlan` (with the analytic
 //! test double), writing the trajectory and effort messages and refilling the diagnostics
 //! report (counting allocator, per thread). RustDDS's
 //! own serialisation and deserialisation are outside this check.
@@ -15,7 +15,7 @@ use fesdj_mpc::ros::diagnostics::Diagnostics;
 use fesdj_mpc::ros::msg::{DiagnosticArray, Header, JointState, JointTrajectory, Time};
 use fesdj_mpc::ros::node::fill_trajectory;
 use fesdj_mpc::ros::validate::StateValidator;
-use fesdj_mpc::ros::{Plan, PlanProvider};
+use fesdj_mpc::ros::{JointPlan, PlanProvider};
 
 #[test]
 fn control_tick_path_does_not_allocate() {
@@ -25,7 +25,7 @@ fn control_tick_path_does_not_allocate() {
     let mut validator = StateValidator::new(&names, false, 0.1);
     let mut planner = AnalyticPlanner::new(&joints, &["ankle", "hip"], 20, 0.5);
     planner.record_states = false;
-    let mut plan = Plan::default();
+    let mut plan = JointPlan::default();
     let mut trajectory = JointTrajectory {
         joint_names: names.clone(),
         ..Default::default()

@@ -5,14 +5,14 @@ use crate::counting_alloc as alloc_common;
 
 use fesdj_mpc::solver::dense::DenseNlp;
 use fesdj_mpc::solver::problems::hs;
-use fesdj_mpc::solver::{Ipm, Nlp, Settings, Start, Status};
+use fesdj_mpc::solver::{Ipm, IpmStart, Nlp, Settings, Status};
 
 fn allocations_of_second_solve(nlp: &dyn Nlp, p: &[f64]) -> (usize, usize, Status) {
     let mut ipm = Ipm::new(nlp, Settings::default()).unwrap();
-    let first = ipm.solve(nlp, p, Start::Initial).unwrap();
+    let first = ipm.solve(nlp, p, IpmStart::Initial).unwrap();
     assert!(first.is_success());
     let before = alloc_common::allocations();
-    let st = ipm.solve(nlp, p, Start::Initial).unwrap();
+    let st = ipm.solve(nlp, p, IpmStart::Initial).unwrap();
     let n = alloc_common::allocations() - before;
     (n, ipm.info().iterations, st)
 }

@@ -2,7 +2,7 @@
 
 use fesdj_mpc::solver::dense::DenseNlp;
 use fesdj_mpc::solver::problems::{hs, Backend};
-use fesdj_mpc::solver::{Ipm, MuStrategy, Settings, Start, Status};
+use fesdj_mpc::solver::{Ipm, IpmStart, MuStrategy, Settings, Status};
 
 fn settings() -> Settings {
     Settings {
@@ -38,7 +38,9 @@ fn hs_run(backend: Backend, mu_strategy: MuStrategy) {
             ..settings()
         };
         let mut ipm = Ipm::new(prob.nlp.as_ref(), s).unwrap();
-        let st = ipm.solve(prob.nlp.as_ref(), &[], Start::Initial).unwrap();
+        let st = ipm
+            .solve(prob.nlp.as_ref(), &[], IpmStart::Initial)
+            .unwrap();
         let info = ipm.info();
         let f = info.objective;
         // HS044 has several KKT vertices; from x0 = 0 we reach the local minimum -13 at
@@ -64,7 +66,7 @@ fn hs_run(backend: Backend, mu_strategy: MuStrategy) {
 fn infeasible_problem_is_reported() {
     let nlp = hs::infeasible();
     let mut ipm = Ipm::new(&nlp, settings()).unwrap();
-    let st = ipm.solve(&nlp, &[], Start::Initial).unwrap();
+    let st = ipm.solve(&nlp, &[], IpmStart::Initial).unwrap();
     assert_eq!(st, Status::Infeasible);
 }
 
@@ -73,7 +75,7 @@ fn parametric_resolve_without_rebuilding() {
     let nlp = DenseNlp::new(hs::Parametric);
     let mut ipm = Ipm::new(&nlp, settings()).unwrap();
     for p in [[1.0, 1.0], [0.0, 0.0], [2.0, -2.0], [3.0, 0.5]] {
-        let st = ipm.solve(&nlp, &p, Start::Initial).unwrap();
+        let st = ipm.solve(&nlp, &p, IpmStart::Initial).unwrap();
         assert_eq!(st, Status::Solved);
         let want = hs::parametric_solution(p);
         let x = ipm.solution().x;
@@ -93,7 +95,7 @@ fn parametric_resolve_without_rebuilding() {
         .solve(
             &nlp,
             &p,
-            Start::Warm {
+            IpmStart::Warm {
                 x: &sol,
                 lambda: &lam,
                 z_l: &zl,
@@ -151,7 +153,7 @@ fn warm_start_slack_push_is_separate_from_the_primal_push() {
             .solve(
                 &nlp,
                 &[],
-                Start::Warm {
+                IpmStart::Warm {
                     x: &[1.0],
                     lambda: &[2.0],
                     z_l: &[0.0],

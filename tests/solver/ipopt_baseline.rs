@@ -1,5 +1,5 @@
 //! `solver::baseline::ipopt_mpcc` (feature `ipopt-baseline`) stops on the measure of
-//! `MpccSettings::stop_measure`, like `MpccSolver`.
+//! `HomotopySettings::stop_measure`, like `MpccSolver`.
 //!
 //! The MPCC `min (x − 1)² + (y − 1)²` s.t. `x − y = 0`, `0 ≤ x ⟂ y ≥ 0` has the biactive
 //! solution (0, 0). Its Scholtes relaxation `x y ≤ σ` is solved by `x = y = √σ` (σ ≤ 1), so at
@@ -13,7 +13,7 @@ use fesdj_mpc::solver::baseline::ipopt_mpcc;
 use fesdj_mpc::solver::dense::{
     DenseComplementarity, DenseNlp, ScalarComplementarity, ScalarProblem,
 };
-use fesdj_mpc::solver::{MpccResult, MpccSettings, MpccSolver, Polish, Status, StopMeasure};
+use fesdj_mpc::solver::{HomotopySettings, MpccResult, MpccSolver, Polish, Status, StopMeasure};
 
 struct Diagonal;
 
@@ -56,13 +56,13 @@ impl ScalarComplementarity for Pair {
     }
 }
 
-fn settings(stop_measure: StopMeasure) -> MpccSettings {
-    MpccSettings {
+fn settings(stop_measure: StopMeasure) -> HomotopySettings {
+    HomotopySettings {
         comp_tol: 2e-6,
         stop_measure,
         max_homotopy_steps: 20,
         polish: Polish::Never,
-        ..MpccSettings::default()
+        ..HomotopySettings::default()
     }
 }
 

@@ -1,7 +1,7 @@
 //! MacMPEC problems through the Scholtes homotopy.
 
 use fesdj_mpc::solver::problems::{macmpec, Backend};
-use fesdj_mpc::solver::{MpccSettings, MpccSolver, Status};
+use fesdj_mpc::solver::{HomotopySettings, MpccSolver, Status};
 
 #[test]
 fn macmpec_set_dense() {
@@ -14,7 +14,7 @@ fn macmpec_set_ad() {
 }
 
 fn macmpec_set(backend: Backend) {
-    let mut settings = MpccSettings::default();
+    let mut settings = HomotopySettings::default();
     settings.ipm.print = std::env::var("FESDJ_LOG").is_ok();
     let mut failures = Vec::new();
     for prob in macmpec::collection(backend) {

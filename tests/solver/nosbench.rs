@@ -4,7 +4,7 @@
 
 use fesdj_mpc::ad::import::read_problem;
 use fesdj_mpc::solver::ad_nlp::AdNlp;
-use fesdj_mpc::solver::{MpccSettings, MpccSolver, Status};
+use fesdj_mpc::solver::{HomotopySettings, MpccSolver, Status};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -32,7 +32,7 @@ fn nosbench_all_solved() {
     let out_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("nosbench_solver");
     std::fs::create_dir_all(&out_dir).unwrap();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/casadi_export.py");
-    let mut settings = MpccSettings::default();
+    let mut settings = HomotopySettings::default();
     settings.ipm.print = std::env::var("FESDJ_LOG").is_ok();
     let mut failures = Vec::new();
     for input in &files {

@@ -1,24 +1,24 @@
-//! `MpccSettings::step_retries`: a failed relaxed NLP is retried from the last solved point
+//! `HomotopySettings::step_retries`: a failed relaxed NLP is retried from the last solved point
 //! with a shorter step in σ. MacMPEC's bard1 (f* = 17, published) with a tight IPM budget per
 //! NLP (15 iterations) and a long step κ = 1e-3: without retries every step after the first
 //! runs out of iterations and the homotopy ends unsolved; with retries the failed step is
 //! retried at σ₁κ^{1/2} and the homotopy reaches f* with complementarity.
-//! `MpccSettings::early_polish_residual` on the same problem: polishing at the first failure.
+//! `HomotopySettings::early_polish_residual` on the same problem: polishing at the first failure.
 
 use fesdj_mpc::solver::problems::{macmpec, Backend};
-use fesdj_mpc::solver::{MpccResult, MpccSettings, MpccSolver, Polish, Status};
+use fesdj_mpc::solver::{HomotopySettings, MpccResult, MpccSolver, Polish, Status};
 
 /// bard1 with κ = 1e-3, 10 steps and 15 IPM iterations per NLP; `tune` sets the rest.
-fn bard1_with(name: &str, tune: impl FnOnce(&mut MpccSettings)) -> MpccResult {
+fn bard1_with(name: &str, tune: impl FnOnce(&mut HomotopySettings)) -> MpccResult {
     let prob = macmpec::collection(Backend::Dense)
         .into_iter()
         .find(|p| p.name == "bard1")
         .expect("bard1 is in the MacMPEC set");
     assert_eq!(prob.f_star, 17.0);
-    let mut s = MpccSettings {
+    let mut s = HomotopySettings {
         kappa: 1e-3,
         max_homotopy_steps: 10,
-        ..MpccSettings::default()
+        ..HomotopySettings::default()
     };
     s.ipm.max_iter = 15;
     tune(&mut s);
@@ -128,9 +128,9 @@ fn early_polishing_ends_the_homotopy_at_the_first_failure() {
 #[test]
 fn early_polishing_needs_a_finite_nonnegative_threshold() {
     for bad in [-1.0, f64::NAN, f64::INFINITY] {
-        let s = MpccSettings {
+        let s = HomotopySettings {
             early_polish_residual: bad,
-            ..MpccSettings::default()
+            ..HomotopySettings::default()
         };
         let e = s.validate().unwrap_err().to_string();
         assert!(e.contains("early_polish_residual"), "{e}");

@@ -5,7 +5,7 @@
 //! −KP·q0 − KD·v0 in effort-joint order. `tools/dds_peer.py` checks received plans against the
 //! same formulas, so every number on the wire can be traced to the state it came from.
 
-use fesdj_mpc::ros::{Plan, PlanProvider, PlanStatus, ProviderError, RobotState};
+use fesdj_mpc::ros::{JointPlan, PlanProvider, PlanStatus, ProviderError, RobotState};
 
 /// Proportional gain of the formula.
 pub const KP: f64 = 10.0;
@@ -72,7 +72,7 @@ impl PlanProvider for AnalyticPlanner {
         }
     }
 
-    fn plan(&mut self, plan: &mut Plan) -> Result<(), ProviderError> {
+    fn plan(&mut self, plan: &mut JointPlan) -> Result<(), ProviderError> {
         if let Some(msg) = &self.fail_with {
             return Err(msg.clone().into());
         }

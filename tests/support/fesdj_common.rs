@@ -11,8 +11,8 @@ pub(crate) use super::fesdj_models as models;
 pub use models::{ball_1d, ball_2d};
 
 use fesdj_mpc::fesdj::{
-    simulate, Controls, CrossCompMode, FesdjOptions, InitialGuess, Mpcc, Ocp, RkScheme,
-    SimulationOptions, Trajectory,
+    simulate, Controls, CrossCompMode, FesdjOptions, InitialGuess, Ocp, RkScheme,
+    SimulationOptions, Trajectory, Transcription,
 };
 
 pub const G: f64 = 9.81;
@@ -209,7 +209,7 @@ pub fn options_s8(mode: CrossCompMode) -> FesdjOptions {
 }
 
 /// The §8 instance with initial height `q0` and options `o`.
-pub fn instance_s8(q0: f64, o: &FesdjOptions) -> Mpcc {
+pub fn instance_s8(q0: f64, o: &FesdjOptions) -> Transcription {
     let ocp = Ocp::new(ball_1d(0.5, G), vec![q0, 0.0]);
     fesdj_mpc::fesdj::transcribe(&ocp, o).expect("transcription")
 }

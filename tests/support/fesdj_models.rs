@@ -4,7 +4,7 @@
 
 use fesdj_mpc::ad::{Scalar, Sx};
 use fesdj_mpc::fesdj::cls::identity;
-use fesdj_mpc::fesdj::{ClosureFunctions, ClsModel, Contact};
+use fesdj_mpc::fesdj::{ClosureFunctions, ClsModel, ContactLaw};
 
 fn c(x: f64) -> Sx {
     Sx::constant(x)
@@ -15,7 +15,7 @@ pub fn ball_1d(e: f64, g: f64) -> ClsModel {
     ClsModel::new(
         1,
         0,
-        vec![Contact::frictionless(e)],
+        vec![ContactLaw::frictionless(e)],
         Box::new(ClosureFunctions {
             mass: Box::new(|_| identity(1)),
             forces: Box::new(move |_, _| vec![c(-g)]),
@@ -33,7 +33,7 @@ pub fn ball_2d(mu: f64, e: f64, g: f64) -> ClsModel {
     ClsModel::new(
         2,
         0,
-        vec![Contact {
+        vec![ContactLaw {
             n_t: 1,
             mu,
             restitution: e,
@@ -58,7 +58,7 @@ pub fn ball_3d(mu: f64, e: f64, g: f64, angle: f64) -> ClsModel {
     ClsModel::new(
         3,
         0,
-        vec![Contact {
+        vec![ContactLaw {
             n_t: 2,
             mu,
             restitution: e,
@@ -84,7 +84,7 @@ pub fn two_balls_spring() -> ClsModel {
     ClsModel::new(
         2,
         0,
-        vec![Contact::frictionless(0.8)],
+        vec![ContactLaw::frictionless(0.8)],
         Box::new(ClosureFunctions {
             mass: Box::new(|_| identity(2)),
             forces: Box::new(move |q, _| {
@@ -108,7 +108,7 @@ pub fn two_discs() -> ClsModel {
     ClsModel::new(
         4,
         2,
-        vec![Contact::frictionless(0.0)],
+        vec![ContactLaw::frictionless(0.0)],
         Box::new(ClosureFunctions {
             mass: Box::new(move |_| {
                 let mut m = identity(4);
@@ -156,7 +156,7 @@ pub fn three_boxes() -> ClsModel {
     let mu = [0.1, 0.1, 0.2, 0.2, 0.2];
     let eps = [0.0, 0.5, 0.0, 0.0, 0.0];
     let contacts = (0..5)
-        .map(|l| Contact {
+        .map(|l| ContactLaw {
             n_t: 1,
             mu: mu[l],
             restitution: eps[l],

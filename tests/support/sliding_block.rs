@@ -3,10 +3,10 @@
 
 use fesdj_mpc::ad::Sx;
 use fesdj_mpc::fesdj::{
-    cls::identity, Bounds, ClosureFunctions, ClsModel, Contact, FesdjOptions, FesdjProblem,
+    cls::identity, Bounds, ClosureFunctions, ClsModel, ContactLaw, FesdjOptions, FesdjProblem,
     LsqTracking, Ocp, SolveOptions,
 };
-use fesdj_mpc::mpc::{Controller, MpcSettings};
+use fesdj_mpc::mpc::{Controller, ControllerSettings};
 
 pub const G: f64 = 9.81;
 pub const MU: f64 = 0.3;
@@ -18,7 +18,7 @@ pub fn block() -> ClsModel {
     ClsModel::new(
         2,
         1,
-        vec![Contact {
+        vec![ContactLaw {
             n_t: 1,
             mu: MU,
             restitution: 0.0,
@@ -50,7 +50,7 @@ pub fn fesdj_options(n_intervals: usize, t_final: f64) -> FesdjOptions {
 }
 
 /// The MPC problem: track x = TARGET at rest over N = 5 intervals of 0.1 s.
-pub fn controller(settings: MpcSettings) -> Controller {
+pub fn controller(settings: ControllerSettings) -> Controller {
     Controller::new(problem(), 1, 1, settings).expect("controller")
 }
 
@@ -69,10 +69,10 @@ pub fn problem() -> FesdjProblem {
     FesdjProblem::new(&ocp, &fesdj_options(5, 0.5), SolveOptions::default()).expect("MPC problem")
 }
 
-pub fn settings() -> MpcSettings {
-    MpcSettings {
+pub fn settings() -> ControllerSettings {
+    ControllerSettings {
         actuated: vec![0],
         effort_limit: vec![U_MAX],
-        ..MpcSettings::default()
+        ..ControllerSettings::default()
     }
 }

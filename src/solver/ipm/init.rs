@@ -1,6 +1,6 @@
 //! Initial point, scaling, evaluations, residuals, error measures and the barrier update.
 
-use super::state::{AdaptiveState, Ipm, Start};
+use super::state::{AdaptiveState, Ipm, IpmStart};
 use crate::solver::kkt::{inf_norm, Factor};
 use crate::solver::nlp::{Nlp, INF_BOUND};
 use crate::solver::settings::MuStrategy;
@@ -54,16 +54,16 @@ impl Ipm {
         &mut self,
         nlp: &dyn Nlp,
         p: &[f64],
-        start: Start<'_>,
+        start: IpmStart<'_>,
     ) -> Result<(), Status> {
         let (n, m) = (self.n, self.m);
         let st = &self.settings;
         nlp.bounds(&mut self.xl, &mut self.xu, &mut self.gl, &mut self.gu);
         match start {
-            Start::Initial => nlp.initial_point(&mut self.x),
-            Start::Primal(x) | Start::Warm { x, .. } => self.x.copy_from_slice(x),
+            IpmStart::Initial => nlp.initial_point(&mut self.x),
+            IpmStart::Primal(x) | IpmStart::Warm { x, .. } => self.x.copy_from_slice(x),
         }
-        let warm = matches!(start, Start::Warm { .. });
+        let warm = matches!(start, IpmStart::Warm { .. });
         let (k1, k2) = if warm {
             (st.warm_start_bound_push, st.warm_start_bound_push)
         } else {
@@ -158,7 +158,7 @@ impl Ipm {
         // multipliers
         let st = &self.settings;
         match start {
-            Start::Warm {
+            IpmStart::Warm {
                 lambda, z_l, z_u, ..
             } => {
                 let mb = st.warm_start_mult_bound_push;

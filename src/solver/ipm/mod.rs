@@ -20,7 +20,7 @@ mod resto_nlp;
 mod restoration;
 mod state;
 
-pub use state::{Ipm, Start};
+pub use state::{Ipm, IpmStart};
 
 use super::error::SolverError;
 use super::kkt::Kkt;
@@ -214,13 +214,18 @@ impl Ipm {
         &mut self,
         nlp: &dyn Nlp,
         p: &[f64],
-        start: Start<'_>,
+        start: IpmStart<'_>,
     ) -> Result<Status, SolverError> {
         self.check_dims(nlp, p, &start)?;
         Ok(self.solve_impl(nlp, p, start, None))
     }
 
-    fn check_dims(&self, nlp: &dyn Nlp, p: &[f64], start: &Start<'_>) -> Result<(), SolverError> {
+    fn check_dims(
+        &self,
+        nlp: &dyn Nlp,
+        p: &[f64],
+        start: &IpmStart<'_>,
+    ) -> Result<(), SolverError> {
         let d = |what, expected, got| {
             if expected == got {
                 Ok(())
@@ -238,9 +243,9 @@ impl Ipm {
         d("Hessian nnz", self.nnz_h, nlp.hessian_pattern().nnz())?;
         d("parameters", nlp.n_p(), p.len())?;
         match start {
-            Start::Initial => {}
-            Start::Primal(x) => d("x0", self.n, x.len())?,
-            Start::Warm {
+            IpmStart::Initial => {}
+            IpmStart::Primal(x) => d("x0", self.n, x.len())?,
+            IpmStart::Warm {
                 x,
                 lambda,
                 z_l,
@@ -259,7 +264,7 @@ impl Ipm {
         &mut self,
         nlp: &dyn Nlp,
         p: &[f64],
-        start: Start<'_>,
+        start: IpmStart<'_>,
         mut hook: Option<Hook<'_>>,
     ) -> Status {
         self.start_time = Instant::now();
@@ -291,7 +296,7 @@ impl Ipm {
         &mut self,
         nlp: &dyn Nlp,
         p: &[f64],
-        start: Start<'_>,
+        start: IpmStart<'_>,
         hook: &mut Option<Hook<'_>>,
     ) -> Status {
         if let Err(st) = self.initialize(nlp, p, start) {

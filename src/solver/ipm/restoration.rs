@@ -14,7 +14,7 @@
 
 use super::init::{eval_fg, push_into};
 use super::resto_nlp::{RestoData, RestoNlp, RHO};
-use super::state::{Ipm, Restoration, Start};
+use super::state::{Ipm, IpmStart, Restoration};
 use crate::solver::error::SolverError;
 use crate::solver::nlp::Nlp;
 use crate::solver::settings::Settings;
@@ -94,7 +94,7 @@ impl Ipm {
         };
         let status = {
             let mut hook = |xr: &[f64]| -> bool { self.resto_accepts(nlp, p, &xr[..n], theta_r) };
-            ripm.solve_impl(&rnlp, p, Start::Initial, Some(&mut hook))
+            ripm.solve_impl(&rnlp, p, IpmStart::Initial, Some(&mut hook))
         };
         self.info.iterations += ripm.info.iterations;
         self.info.restoration_iterations += ripm.info.iterations;

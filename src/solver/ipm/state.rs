@@ -12,7 +12,7 @@ use std::time::Instant;
 
 /// How to start a solve.
 #[derive(Clone, Copy, Debug)]
-pub enum Start<'a> {
+pub enum IpmStart<'a> {
     /// Cold start from [`Nlp::initial_point`](crate::solver::Nlp::initial_point).
     Initial,
     /// Cold start from the given primal point.

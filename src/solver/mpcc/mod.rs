@@ -15,10 +15,10 @@ mod schedule;
 mod settings;
 
 pub use relaxed::{Relaxation, RelaxedNlp, RelaxedStructure};
-pub use settings::{MpccSettings, Polish, SigmaUpdate, StopMeasure};
+pub use settings::{HomotopySettings, Polish, SigmaUpdate, StopMeasure};
 
 use super::error::SolverError;
-use super::ipm::{Ipm, Start};
+use super::ipm::{Ipm, IpmStart};
 use super::nlp::{Complementarity, Nlp};
 use super::status::Status;
 pub(crate) use schedule::Schedule;
@@ -119,7 +119,7 @@ enum First<'a> {
 pub struct MpccSolver {
     relaxed: RelaxedStructure,
     ipm: Ipm,
-    settings: MpccSettings,
+    settings: HomotopySettings,
     x: Vec<f64>,
     lam: Vec<f64>,
     zl: Vec<f64>,
@@ -140,7 +140,7 @@ impl MpccSolver {
     pub fn new(
         nlp: &dyn Nlp,
         comp: &dyn Complementarity,
-        settings: MpccSettings,
+        settings: HomotopySettings,
     ) -> Result<Self, SolverError> {
         settings.validate()?;
         let relaxed = RelaxedStructure::new(nlp, comp, settings.relaxation)?;
@@ -170,14 +170,14 @@ impl MpccSolver {
     }
 
     /// The homotopy settings used by the next [`MpccSolver::solve`].
-    pub fn settings(&self) -> &MpccSettings {
+    pub fn settings(&self) -> &HomotopySettings {
         &self.settings
     }
 
     /// Replace the homotopy settings for the next solves without rebuilding the structure
     /// (e.g. a smaller σ₀ and a wall-clock limit for a warm-started MPC solve, formulation
     /// §4.8). The relaxation cannot change: it determines the relaxed NLP's rows.
-    pub fn set_settings(&mut self, settings: MpccSettings) -> Result<(), SolverError> {
+    pub fn set_settings(&mut self, settings: HomotopySettings) -> Result<(), SolverError> {
         settings.validate()?;
         if settings.relaxation != self.settings.relaxation {
             return Err(SolverError::InvalidSetting {
@@ -229,7 +229,7 @@ impl MpccSolver {
         (rmin, rprod, neg)
     }
 
-    /// The stop-test measure of [`MpccSettings::stop_measure`] at `x` for the pairs `comp`
+    /// The stop-test measure of [`HomotopySettings::stop_measure`] at `x` for the pairs `comp`
     /// (with the dimensions the solver was built for).
     pub fn stop_residual(
         &mut self,
@@ -271,7 +271,7 @@ impl MpccSolver {
     }
 
     /// Multipliers of the kept solution: constraint rows of the relaxed NLP (`m`), lower and
-    /// upper bounds (`n`), unscaled as [`Start::Warm`] takes them.
+    /// upper bounds (`n`), unscaled as [`IpmStart::Warm`] takes them.
     pub fn duals(&self) -> (&[f64], &[f64], &[f64]) {
         (&self.lam, &self.zl, &self.zu)
     }
@@ -366,7 +366,7 @@ impl MpccSolver {
         comp: &dyn Complementarity,
         p: &[f64],
         first: First<'_>,
-        st: &MpccSettings,
+        st: &HomotopySettings,
         t0: Instant,
         steps: &mut Vec<HomotopyStep>,
         out: &mut MpccResult,
@@ -405,17 +405,17 @@ impl MpccSolver {
                     First::Primal(x) => self.ipm.solve(
                         &self.relaxed.bind_unchecked(nlp, comp),
                         p,
-                        Start::Primal(x),
+                        IpmStart::Primal(x),
                     )?,
                     First::Initial => self.ipm.solve(
                         &self.relaxed.bind_unchecked(nlp, comp),
                         p,
-                        Start::Initial,
+                        IpmStart::Initial,
                     )?,
                     First::Warm(w) => self.ipm.solve(
                         &self.relaxed.bind_unchecked(nlp, comp),
                         p,
-                        Start::Warm {
+                        IpmStart::Warm {
                             x: w.x,
                             lambda: w.lambda,
                             z_l: w.z_l,
@@ -433,7 +433,7 @@ impl MpccSolver {
                 let r = self.ipm.solve(
                     &self.relaxed.bind_unchecked(nlp, comp),
                     p,
-                    Start::Warm {
+                    IpmStart::Warm {
                         x: &x,
                         lambda: &l,
                         z_l: &a,
@@ -575,7 +575,7 @@ impl MpccSolver {
         let solved = self.ipm.solve(
             &self.relaxed.bind_unchecked(nlp, comp),
             p,
-            Start::Warm {
+            IpmStart::Warm {
                 x: &xs,
                 lambda: &self.lam,
                 z_l: &self.zl,

@@ -1,8 +1,8 @@
 //! The σ sequence of the homotopy, with shortened retries of failed steps
-//! ([`MpccSettings::step_retries`]). Shared by [`MpccSolver`](super::MpccSolver) and the IPOPT
+//! ([`HomotopySettings::step_retries`]). Shared by [`MpccSolver`](super::MpccSolver) and the IPOPT
 //! baseline, so that both follow the same sequence.
 
-use super::settings::{MpccSettings, SigmaUpdate};
+use super::settings::{HomotopySettings, SigmaUpdate};
 
 /// σ of the next relaxed NLP and the bookkeeping behind it.
 ///
@@ -37,7 +37,7 @@ pub(crate) struct Schedule {
 }
 
 impl Schedule {
-    pub fn new(st: &MpccSettings) -> Schedule {
+    pub fn new(st: &HomotopySettings) -> Schedule {
         let floor = match st.sigma_update {
             SigmaUpdate::Linear => 0.0,
             SigmaUpdate::Superlinear => (0.1 * st.comp_tol).min(1e-9),
@@ -115,12 +115,12 @@ mod tests {
     use super::*;
 
     fn schedule(kappa: f64, steps: usize, retries: usize) -> Schedule {
-        Schedule::new(&MpccSettings {
+        Schedule::new(&HomotopySettings {
             sigma0: 1.0,
             kappa,
             max_homotopy_steps: steps,
             step_retries: retries,
-            ..MpccSettings::default()
+            ..HomotopySettings::default()
         })
     }
 
@@ -171,13 +171,13 @@ mod tests {
     fn the_superlinear_rule_follows_nosnoc_down_to_sigma_n() {
         // κ = 0.2, η = 1.5 (N's three-cart settings): linear while σ > κ² = 0.04, then σ^1.5,
         // floored at σ_N = min(0.1 comp_tol, 1e-9) = 1e-10, where the homotopy stops.
-        let mut s = Schedule::new(&MpccSettings {
+        let mut s = Schedule::new(&HomotopySettings {
             sigma0: 1.0,
             kappa: 0.2,
             sigma_update: SigmaUpdate::Superlinear,
             max_homotopy_steps: 100,
             comp_tol: 1e-9,
-            ..MpccSettings::default()
+            ..HomotopySettings::default()
         });
         let mut seen = Vec::new();
         while s.more() {
@@ -200,12 +200,12 @@ mod tests {
 
     #[test]
     fn a_failed_superlinear_step_is_retried_at_the_geometric_mean() {
-        let mut s = Schedule::new(&MpccSettings {
+        let mut s = Schedule::new(&HomotopySettings {
             sigma0: 0.01,
             kappa: 0.2,
             sigma_update: SigmaUpdate::Superlinear,
             step_retries: 1,
-            ..MpccSettings::default()
+            ..HomotopySettings::default()
         });
         assert!(!s.advance(true)); // 0.01 solved; next 0.01^1.5 = 1e-3
         assert!((s.sigma - 1e-3).abs() < 1e-15);

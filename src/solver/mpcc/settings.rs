@@ -1,4 +1,4 @@
-//! Settings of the MPCC homotopy ([`MpccSettings`]) with their serde form: a partial `ipm`
+//! Settings of the MPCC homotopy ([`HomotopySettings`]) with their serde form: a partial `ipm`
 //! section is read over the homotopy's own IPM defaults.
 
 use super::relaxed::Relaxation;
@@ -45,7 +45,7 @@ pub enum SigmaUpdate {
 /// Settings of the MPCC homotopy.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct MpccSettings {
+pub struct HomotopySettings {
     /// Relaxation of the complementarity pairs.
     pub relaxation: Relaxation,
     /// Initial relaxation parameter σ₀.
@@ -92,7 +92,7 @@ pub struct MpccSettings {
     pub ipm: Settings,
 }
 
-/// Deserialize a (partial) IPM section over [`MpccSettings::default`]'s IPM settings: the
+/// Deserialize a (partial) IPM section over [`HomotopySettings::default`]'s IPM settings: the
 /// defaults are written as a map, the given keys replace theirs, and the result is read back
 /// (unknown keys stay errors). Non-finite defaults (e.g. `max_wall_time = ∞`) cannot be
 /// written as JSON numbers; they are left out and come from `Settings::default()`, which has
@@ -103,7 +103,7 @@ fn ipm_over_mpcc_defaults<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Sett
     let serde_json::Value::Object(given) = given else {
         return Err(D::Error::custom("ipm: expected a map of IPM settings"));
     };
-    let mut base = match serde_json::to_value(MpccSettings::default().ipm) {
+    let mut base = match serde_json::to_value(HomotopySettings::default().ipm) {
         Ok(serde_json::Value::Object(m)) => m,
         _ => serde_json::Map::new(),
     };
@@ -112,9 +112,9 @@ fn ipm_over_mpcc_defaults<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Sett
     serde_json::from_value(serde_json::Value::Object(base)).map_err(D::Error::custom)
 }
 
-impl Default for MpccSettings {
+impl Default for HomotopySettings {
     fn default() -> Self {
-        MpccSettings {
+        HomotopySettings {
             relaxation: Relaxation::Scholtes,
             sigma0: 1.0,
             kappa: 0.1,
@@ -146,7 +146,7 @@ impl Default for MpccSettings {
     }
 }
 
-impl MpccSettings {
+impl HomotopySettings {
     /// The most relaxed NLPs one homotopy can record: every step with all its retries, one
     /// early polishing attempt per solved step, plus the polishing steps.
     pub fn max_recorded_steps(&self) -> usize {
@@ -216,17 +216,17 @@ mod tests {
 
     #[test]
     fn a_partial_ipm_section_keeps_the_homotopy_defaults() {
-        let s: MpccSettings =
+        let s: HomotopySettings =
             serde_saphyr::from_str("relaxation: l1_penalty\nipm: {print: true, max_iter: 77}\n")
                 .unwrap();
-        let mut want = MpccSettings::default().ipm;
+        let mut want = HomotopySettings::default().ipm;
         want.print = true;
         want.max_iter = 77;
         assert_eq!(s.ipm, want);
         assert_eq!(s.ipm.tol, 1e-10);
         assert_eq!(s.ipm.warm_start_bound_push, 1e-9);
         // The defaults the map cannot carry (non-finite) are equal in both default sets.
-        let (a, b) = (MpccSettings::default().ipm, Settings::default());
+        let (a, b) = (HomotopySettings::default().ipm, Settings::default());
         assert_eq!(a.max_wall_time, b.max_wall_time);
         let json = serde_json::to_value(&a).unwrap();
         let nulls: Vec<&String> = json
@@ -247,8 +247,8 @@ mod tests {
             .and_then(|i| readme[i..].find("```yaml\n").map(|j| i + j + 8))
             .expect("README has the settings block");
         let end = start + readme[start..].find("```").expect("block ends");
-        let s: MpccSettings = serde_saphyr::from_str(&readme[start..end]).unwrap();
-        let d = MpccSettings::default();
+        let s: HomotopySettings = serde_saphyr::from_str(&readme[start..end]).unwrap();
+        let d = HomotopySettings::default();
         // Every key of the block is a setting and every value the default (the unlimited wall
         // times are comments: YAML's `.inf` is not accepted in settings files).
         assert_eq!(s, d);
@@ -271,7 +271,7 @@ mod tests {
 
     #[test]
     fn unknown_ipm_keys_are_errors_naming_the_key() {
-        let e = serde_saphyr::from_str::<MpccSettings>("ipm: {tolerance: 1e-6}\n")
+        let e = serde_saphyr::from_str::<HomotopySettings>("ipm: {tolerance: 1e-6}\n")
             .unwrap_err()
             .to_string();
         assert!(e.contains("tolerance"), "{e}");
