@@ -1,4 +1,4 @@
-//! The ROS 2 tests (`src/ros`, `src/node.rs`): messages, parameters, launch files, the node over DDS.
+//! The ROS 2 tests (`src/ros`, `src/app/node.rs`): messages, parameters, launch files, the node over DDS.
 //!
 //! One test binary for the layer (linked once): one module per former test file
 //! `tests/<file>.rs`, now `tests/ros/<file>.rs`; libtest names its tests `<file>::<test>`.

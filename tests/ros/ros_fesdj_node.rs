@@ -13,6 +13,9 @@
 //! (c) with `use_sim_time: true` the peer is a simulator in lockstep: the node answers every
 //!     step of the peer's `/clock` with one command, stamps its plans with the simulated time,
 //!     and after the peer's clock goes back to 0 (a simulator restart) answers again.
+//! (d) started as a script's background job does (SIGINT ignored) on the quadruped, whose
+//!     problem build takes tens of seconds, a SIGINT during the build ends it at once with
+//!     exit code 0, before it joins the DDS domain.
 
 use crate::support as common;
 use crate::support::hopper::{flight_phases, foot_height};
@@ -417,4 +420,49 @@ fn node_on_the_simulated_clock_answers_each_step_and_survives_a_restart() {
     // old run's stamps.
     assert!(per_run(0) >= 38 && per_run(1) >= 18, "{trajectories:?}");
     assert!(err.contains("/clock went backwards"), "{err}");
+}
+
+#[test]
+fn sigint_during_the_build_ends_the_node_with_exit_code_0() {
+    let _turn = crate::support::serial::file(module_path!());
+    // In the namespace as every node test, although the node must end before any DDS traffic.
+    if !common::netns::enter(
+        module_path!(),
+        "sigint_during_the_build_ends_the_node_with_exit_code_0",
+    ) {
+        return;
+    }
+    let config = root().join("config/quadruped_mpc.yaml");
+    // `trap '' INT` sets SIGINT to ignored, as for a background job of a non-interactive
+    // shell; `exec` keeps that disposition for the node, which must override it.
+    let script = format!(
+        "trap '' INT; exec {} --ros-args -p config_file:={} -p floating_base:=true -p sim:=false",
+        env!("CARGO_BIN_EXE_fesdj_node"),
+        config.display()
+    );
+    let mut node = Command::new("sh")
+        .args(["-c", &script])
+        .current_dir(std::env::temp_dir())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("sh starts");
+    std::thread::sleep(Duration::from_secs(2));
+    assert!(
+        node.try_wait().expect("wait").is_none(),
+        "the quadruped's build takes longer than 2 s"
+    );
+    let started = std::time::Instant::now();
+    let (code, err) = common::process::signal_and_wait(&mut node, "-INT");
+    let took = started.elapsed();
+    assert_eq!(code, Some(0), "SIGINT during the build: exit code 0: {err}");
+    assert!(err.contains("interrupted during setup"), "{err}");
+    assert!(
+        !err.contains("started in domain"),
+        "it must not start the node: {err}"
+    );
+    assert!(
+        took < Duration::from_secs(5),
+        "ended {took:?} after the signal: {err}"
+    );
 }
