@@ -189,18 +189,8 @@ impl<S: Scalar> Mat6<S> {
 #[cfg(test)]
 mod tests {
     use super::RigidInertia;
-    use crate::model::spatial::{mtm, rpy_to_matrix, scale, skew, Motion, Se3};
-
-    fn close(a: f64, b: f64) -> bool {
-        (a - b).abs() < 1e-12
-    }
-
-    fn sample_se3() -> Se3<f64> {
-        Se3 {
-            r: rpy_to_matrix(&[0.3, -0.7, 1.1]),
-            p: [0.2, -0.4, 0.9],
-        }
-    }
+    use crate::model::spatial::tests::{close, sample_se3};
+    use crate::model::spatial::{mtm, scale, skew, Motion};
 
     #[test]
     fn inertia_transform_matches_mat6_transform() {

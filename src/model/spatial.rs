@@ -435,14 +435,16 @@ impl<S: Scalar> Force<S> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn close(a: f64, b: f64) -> bool {
+    /// Equal to 1e-12 (also used by the inertia tests).
+    pub(crate) fn close(a: f64, b: f64) -> bool {
         (a - b).abs() < 1e-12
     }
 
-    fn sample_se3() -> Se3<f64> {
+    /// A transform with a general rotation and offset.
+    pub(crate) fn sample_se3() -> Se3<f64> {
         Se3 {
             r: rpy_to_matrix(&[0.3, -0.7, 1.1]),
             p: [0.2, -0.4, 0.9],
