@@ -5,7 +5,7 @@
 
 use super::ocp::solve_options;
 use super::BuildError;
-use crate::config::{MpcSetup, Problem};
+use crate::config::{MpcSetup, OcpSetup, Problem};
 use crate::fesdj::{
     ClsModel, FesdjOptions, FesdjProblem, SimulationOptions, Simulator, SolveOptions,
 };
@@ -34,8 +34,9 @@ pub struct ClosedLoop {
 /// with `sim: true` run).
 pub fn build_closed_loop(problem: Problem) -> Result<ClosedLoop, BuildError> {
     let setup = problem.mpc_setup()?;
-    let controller = build_controller(&problem, &setup)?;
-    let plant = build_plant(&problem, &setup)?;
+    let ocp = problem.ocp()?;
+    let controller = build_controller(&problem, &setup, &ocp)?;
+    let plant = build_plant(&problem, &setup, &ocp)?;
     Ok(ClosedLoop {
         problem,
         setup,
@@ -44,11 +45,14 @@ pub fn build_closed_loop(problem: Problem) -> Result<ClosedLoop, BuildError> {
     })
 }
 
-/// The MPC controller of a problem file: its OCP (`horizon` + `ocp`) with the references
-/// written, the `mpc` settings, the periodic reference, the gap projection and the tail
-/// simulator.
-pub fn build_controller(problem: &Problem, setup: &MpcSetup) -> Result<Controller, BuildError> {
-    let ocp = problem.ocp()?;
+/// The MPC controller of a problem file: its OCP (`ocp`, from [`Problem::ocp`]) with the
+/// references written, the `mpc` settings, the periodic reference, the gap projection and the
+/// tail simulator.
+pub fn build_controller(
+    problem: &Problem,
+    setup: &MpcSetup,
+    ocp: &OcpSetup,
+) -> Result<Controller, BuildError> {
     let mut fp = FesdjProblem::new(&ocp.ocp, &ocp.options, solve_options(problem))?;
     let mut p = fp.parameters().to_vec();
     ocp.write_references(fp.layout(), &mut p);
@@ -77,9 +81,13 @@ pub fn build_controller(problem: &Problem, setup: &MpcSetup) -> Result<Controlle
 }
 
 /// The plant of a closed-loop run: the FESD-J simulator of `mpc.plant` (the mismatched
-/// model, else the nominal one) with one step per control tick.
-pub fn build_plant(problem: &Problem, setup: &MpcSetup) -> Result<Simulator, BuildError> {
-    let ocp = problem.ocp()?;
+/// model, else the nominal one) with one step per control tick; its speed guard comes from the
+/// OCP's velocity bounds (`ocp`, from [`Problem::ocp`]).
+pub fn build_plant(
+    problem: &Problem,
+    setup: &MpcSetup,
+    ocp: &OcpSetup,
+) -> Result<Simulator, BuildError> {
     let plant_problem = problem.plant_problem()?;
     let pp = plant_problem.as_ref().unwrap_or(problem);
     let options = FesdjOptions {

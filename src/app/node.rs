@@ -122,11 +122,6 @@ const ZYX_BASE: [&str; 6] = [
     "root_roll",
 ];
 
-/// A typed override of the problem file.
-fn set(key: &str, value: Tree) -> Result<Override, ConfigError> {
-    Override::new(key, value)
-}
-
 fn list(v: &[f64]) -> Tree {
     Tree::Seq(v.iter().map(|&x| Tree::Float(x)).collect())
 }
@@ -166,13 +161,13 @@ pub fn setup(args: &RosArgs, domain_id: u16) -> Result<NodeSetup, SetupError> {
     let p = &mut config.params;
     let mut sets: Vec<Override> = Vec::new();
     if is_given(&["rate_hz"]) {
-        sets.push(set("mpc.rate_hz", Tree::Float(p.rate_hz))?);
+        sets.push(Override::new("mpc.rate_hz", Tree::Float(p.rate_hz))?);
     }
     if is_given(&["horizon.N"]) {
-        sets.push(set("horizon.N", Tree::Int(p.horizon_n))?);
+        sets.push(Override::new("horizon.N", Tree::Int(p.horizon_n))?);
     }
     if is_given(&["horizon.T"]) {
-        sets.push(set("horizon.T", Tree::Float(p.horizon_t))?);
+        sets.push(Override::new("horizon.T", Tree::Float(p.horizon_t))?);
     }
     if is_given(&["weights.q", "weights.v"]) {
         if p.weights_q.is_empty() || p.weights_v.is_empty() {
@@ -183,14 +178,14 @@ pub fn setup(args: &RosArgs, domain_id: u16) -> Result<NodeSetup, SetupError> {
         }
         let mut w = p.weights_q.clone();
         w.extend_from_slice(&p.weights_v);
-        sets.push(set("ocp.Q", list(&w))?);
+        sets.push(Override::new("ocp.Q", list(&w))?);
     }
     if is_given(&["weights.u"]) && !p.weights_u.is_empty() {
-        sets.push(set("ocp.R", list(&p.weights_u))?);
+        sets.push(Override::new("ocp.R", list(&p.weights_u))?);
     }
     if !p.urdf_path.is_empty() {
         let urdf = absolute(&p.urdf_path).display().to_string();
-        sets.push(set("model.robot.urdf", Tree::Str(urdf))?);
+        sets.push(Override::new("model.robot.urdf", Tree::Str(urdf))?);
     }
     let problem = if p.config_path.is_empty() {
         let demo = DEFAULT_DEMO;
@@ -216,7 +211,7 @@ pub fn setup(args: &RosArgs, domain_id: u16) -> Result<NodeSetup, SetupError> {
                     file: path.display().to_string(),
                     why: e.to_string(),
                 })?;
-            sets.push(set(
+            sets.push(Override::new(
                 "model.robot.urdf",
                 Tree::Str(path.display().to_string()),
             )?);
@@ -263,9 +258,9 @@ pub fn setup(args: &RosArgs, domain_id: u16) -> Result<NodeSetup, SetupError> {
             0.0
         };
     }
-    let ocp = problem.ocp()?;
-    p.horizon_n = ocp.options.n_intervals as i64;
-    p.horizon_t = ocp.options.t_final;
+    let horizon = controller.problem().options();
+    p.horizon_n = horizon.n_intervals as i64;
+    p.horizon_t = horizon.t_final;
     // With `floating_base` the base coordinates come from odom, the rest from joint_states.
     let base_coord = if p.floating_base {
         let mut bc = [0; 6];

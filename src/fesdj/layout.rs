@@ -146,7 +146,7 @@ pub struct Layout {
     pub n_s: usize,
     /// RK nodes `c`.
     pub c: Vec<f64>,
-    /// Initial position `q_0` (fixed by its bounds; see [`Transcription::set_initial_state`](super::Mpcc::set_initial_state)).
+    /// Initial position `q_0` (fixed by its bounds; see [`Transcription::set_initial_state`](super::Transcription::set_initial_state)).
     pub x0_q: Vec<usize>,
     /// Initial velocity `v_0`.
     pub x0_v: Vec<usize>,

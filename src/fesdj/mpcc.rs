@@ -193,7 +193,7 @@ pub struct Transcription {
     pub layout: Layout,
 }
 
-/// Numeric functions of an [`Transcription`]: all take inputs `(w, p)`.
+/// Numeric functions of a [`Transcription`]: all take inputs `(w, p)`.
 #[derive(Clone, Debug)]
 pub struct MpccFunctions {
     /// `f(w, p)` (one output of length 1).
@@ -206,7 +206,7 @@ pub struct MpccFunctions {
     pub comp_h: Function,
 }
 
-/// Values of an [`Transcription`] at a point.
+/// Values of a [`Transcription`] at a point.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MpccValues {
     /// Objective.

@@ -101,7 +101,7 @@ pub struct Ocp {
     /// The model.
     pub model: ClsModel,
     /// Initial state `x_0 = (q_0, v_0)` (`2 n_q`); changeable later through
-    /// [`Transcription::set_initial_state`](super::Mpcc::set_initial_state).
+    /// [`Transcription::set_initial_state`](super::Transcription::set_initial_state).
     pub x0: Vec<f64>,
     /// Running cost `L(q, v, u)`.
     pub lagrange: Option<StageCostFn>,

@@ -11,7 +11,7 @@ use crate::solver::{
     EvalError, HomotopySettings, MpccResult, MpccSolver, Nlp, SolverError, WarmPoint,
 };
 
-/// The FESD-J NLP: the compiled functions of an [`Transcription`](super::Mpcc) with variable bounds
+/// The FESD-J NLP: the compiled functions of a [`Transcription`](super::Transcription) with variable bounds
 /// and start point that can change between solves (initial state §4.2/§4.8, fixed controls in
 /// simulation §4.6). Constraint bounds never change.
 pub(crate) struct FesdjNlp {

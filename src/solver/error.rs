@@ -44,6 +44,25 @@ pub enum SolverError {
     Ad(#[from] crate::ad::AdError),
 }
 
+impl SolverError {
+    /// `Ok` when `got == expected`, else [`SolverError::Dimension`] naming `what`.
+    pub(crate) fn check_dim(
+        what: &'static str,
+        expected: usize,
+        got: usize,
+    ) -> Result<(), SolverError> {
+        if expected == got {
+            Ok(())
+        } else {
+            Err(SolverError::Dimension {
+                what,
+                expected,
+                got,
+            })
+        }
+    }
+}
+
 /// Failure of a user callback (function evaluation). Carries no heap data so that returning it
 /// never allocates; the solver treats it like a non-finite value (it backtracks or stops).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]

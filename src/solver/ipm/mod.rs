@@ -226,17 +226,7 @@ impl Ipm {
         p: &[f64],
         start: &IpmStart<'_>,
     ) -> Result<(), SolverError> {
-        let d = |what, expected, got| {
-            if expected == got {
-                Ok(())
-            } else {
-                Err(SolverError::Dimension {
-                    what,
-                    expected,
-                    got,
-                })
-            }
-        };
+        let d = SolverError::check_dim;
         d("n", self.n, nlp.n())?;
         d("m", self.m, nlp.m())?;
         d("Jacobian nnz", self.nnz_j, nlp.jacobian_pattern().nnz())?;

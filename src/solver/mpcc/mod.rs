@@ -238,24 +238,19 @@ impl MpccSolver {
         p: &[f64],
     ) -> Result<f64, SolverError> {
         let (k, n) = (self.relaxed.n_pairs(), self.x.len());
-        for (what, expected, got) in [
-            ("pairs", k, comp.n_pairs()),
-            ("complementarity n", n, comp.n()),
-            ("x", n, x.len()),
-        ] {
-            if expected != got {
-                return Err(SolverError::Dimension {
-                    what,
-                    expected,
-                    got,
-                });
-            }
-        }
+        SolverError::check_dim("pairs", k, comp.n_pairs())?;
+        SolverError::check_dim("complementarity n", n, comp.n())?;
+        SolverError::check_dim("x", n, x.len())?;
         Ok(self.stop_measure(comp, x, p))
     }
 
     fn stop_measure(&mut self, comp: &dyn Complementarity, x: &[f64], p: &[f64]) -> f64 {
         let (rmin, rprod, _) = self.residuals(comp, x, p);
+        self.stop_of(rmin, rprod)
+    }
+
+    /// The stop-test measure from the residuals `max min(G,H)` and `max G·H`.
+    fn stop_of(&self, rmin: f64, rprod: f64) -> f64 {
         match self.settings.stop_measure {
             StopMeasure::Min => rmin,
             StopMeasure::Product => rprod,
@@ -458,8 +453,8 @@ impl MpccSolver {
             }
             let mut xs = std::mem::take(&mut self.xs);
             xs.copy_from_slice(&self.x);
-            let (rmin, _, _) = self.residuals(comp, &xs, p);
-            let r_stop = self.stop_measure(comp, &xs, p);
+            let (rmin, rprod, _) = self.residuals(comp, &xs, p);
+            let r_stop = self.stop_of(rmin, rprod);
             self.xs = xs;
             steps.push(HomotopyStep {
                 sigma,
@@ -514,7 +509,7 @@ impl MpccSolver {
         let mut xs = std::mem::take(&mut self.xs);
         xs.copy_from_slice(&self.x);
         let (rmin, rprod, neg) = self.residuals(comp, &xs, p);
-        let r_stop = self.stop_measure(comp, &xs, p);
+        let r_stop = self.stop_of(rmin, rprod);
         self.xs = xs;
         let objective = self.original_objective(nlp, p);
         let viol = self.original_violation(nlp, p).max(neg);
@@ -587,8 +582,8 @@ impl MpccSolver {
         *iters += self.ipm.info().iterations;
         let mut xp = std::mem::take(&mut self.xp);
         xp.copy_from_slice(self.ipm.solution().x);
-        let r_after = self.stop_measure(comp, &xp, p);
-        let (rmin_after, ..) = self.residuals(comp, &xp, p);
+        let (rmin_after, rprod_after, _) = self.residuals(comp, &xp, p);
+        let r_after = self.stop_of(rmin_after, rprod_after);
         self.xp = xp;
         self.relaxed.fix.fill(0);
         steps.push(HomotopyStep {

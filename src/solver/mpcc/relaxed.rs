@@ -284,17 +284,7 @@ impl RelaxedStructure {
             "grad H nnz",
             "complementarity Hessian nnz",
         ];
-        let d = |what, expected, got| {
-            if expected == got {
-                Ok(())
-            } else {
-                Err(SolverError::Dimension {
-                    what,
-                    expected,
-                    got,
-                })
-            }
-        };
+        let d = SolverError::check_dim;
         d("m", self.m0, nlp.m())?;
         d("pairs", self.k, comp.n_pairs())?;
         d("complementarity n", self.dims[0], comp.n())?;
