@@ -8,6 +8,7 @@
 //! CLI only parses arguments, calls `app` and prints.
 
 pub mod closed_loop;
+pub mod compare;
 pub mod error;
 pub mod node;
 pub mod ocp;

@@ -21,6 +21,8 @@ enum Command {
     Eval(cli::eval::EvalArgs),
     /// Receding-horizon MPC of a problem file in closed loop against the FESD-J simulator.
     Mpc(cli::mpc::MpcArgs),
+    /// The FESD-J controller of a problem file against its time-stepping baseline, same plant.
+    MpcCompare(cli::mpc_compare::MpcCompareArgs),
     /// Solve mathematical programs with complementarity constraints.
     Mpcc(cli::mpcc::MpccArgs),
     /// Simulate a problem file with FESD-J as an integrator (repeated one-interval problems).
@@ -51,6 +53,7 @@ fn main() {
             }
         },
         Command::Mpc(a) => cli::mpc::run(a),
+        Command::MpcCompare(a) => cli::mpc_compare::run(a),
         Command::Mpcc(a) => cli::mpcc::run(a),
         Command::Simulate(a) => cli::simulate::run(a),
         Command::Solve(a) => cli::solve::run(a),

@@ -5,6 +5,7 @@ pub mod check;
 pub mod dynamics;
 pub mod eval;
 pub mod mpc;
+pub mod mpc_compare;
 pub mod mpcc;
 pub mod plot;
 pub mod run;

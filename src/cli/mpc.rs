@@ -77,6 +77,7 @@ pub fn log_document(problem: &Problem, setup: &MpcSetup, log: &ClosedLoopLog) ->
                 "source": t.source,
                 "plant_failed": t.plant_failed,
                 "plant_nlp_iterations": t.plant_nlp_iterations,
+                "homotopy": t.homotopy,
             })
         })
         .collect();

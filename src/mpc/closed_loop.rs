@@ -123,6 +123,7 @@ pub fn run_closed_loop_with(
             ctrl.problem().last_stats().map_or((f64::NAN, 0, 0), |s| {
                 (s.solve_time_s, s.homotopy_steps, s.nlp_iterations)
             });
+        let homotopy = ctrl.problem().last_homotopy().to_vec();
         let u = ctrl.control(t).to_vec();
         let r = plant.step(&x, &u)?;
         if !r.converged() {
@@ -146,6 +147,7 @@ pub fn run_closed_loop_with(
             solve_time_s,
             homotopy_steps,
             nlp_iterations,
+            homotopy,
             plant_failed: false,
             plant_nlp_iterations: r.nlp_iterations,
         });

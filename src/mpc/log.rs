@@ -4,6 +4,7 @@
 
 use serde::Serialize;
 
+use crate::solver::mpcc::HomotopyStep;
 use crate::solver::Status;
 
 use super::counters::Counters;
@@ -32,6 +33,8 @@ pub struct TickLog {
     pub homotopy_steps: usize,
     /// Interior-point iterations of the solve attempt.
     pub nlp_iterations: usize,
+    /// The relaxed NLPs of the tick's solve attempt (σ, status, iterations, residual).
+    pub homotopy: Vec<HomotopyStep>,
     /// The plant step failed to converge. Always false in a returned log: a failed plant step
     /// ends the run with [`MpcError::PlantFailed`](super::MpcError::PlantFailed) (kept for the log format).
     pub plant_failed: bool,
