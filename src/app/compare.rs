@@ -421,3 +421,71 @@ pub fn markdown(reports: &[VariantReport]) -> String {
     row("progress of q[0]", &|r| format!("{:.3}", r.progress));
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::build_simulation;
+
+    /// The plant's touchdown as this module detects it, against the free fall's analytic
+    /// `t* = √(2 h / g)`: the ball of `bouncing_ball_1d.yaml` dropped from 0.8 m lands at
+    /// 0.403855 s, inside a 0.15 s step, where the simulator's switch detection puts a grid
+    /// point.
+    #[test]
+    fn the_plants_touchdown_is_the_free_falls() {
+        let problem = Problem::load(Path::new("config/bouncing_ball_1d.yaml"), &[]).unwrap();
+        let mut gaps = Gaps::new(&problem).unwrap();
+        let sim = build_simulation(&problem).unwrap();
+        let mut simulator = sim.simulator;
+        let x0 = problem.x0();
+        let traj = simulator.run(&x0, &Controls::Constant(vec![]), 4).unwrap();
+        assert!(traj.status.is_success(), "{:?}", traj.status);
+        let pts = traj.t.iter().zip(&traj.q).map(|(&t, q)| (t, q.as_slice()));
+        let td = first_touchdown(&mut gaps, pts, 1e-4).unwrap().unwrap();
+        let exact = (2.0 * 0.8 / 9.81f64).sqrt();
+        assert!((td - exact).abs() < 1e-6, "touchdown {td}, exact {exact}");
+        // No touchdown along a path that starts closed and stays closed.
+        let closed = [0.0, 0.0];
+        let pts = closed
+            .iter()
+            .enumerate()
+            .map(|(i, q)| (i as f64, std::slice::from_ref(q)));
+        assert_eq!(first_touchdown(&mut gaps, pts, 1e-4).unwrap(), None);
+    }
+
+    #[test]
+    fn the_table_has_a_column_per_variant() {
+        let r = VariantReport {
+            name: "A".into(),
+            sets: vec![],
+            ticks: 3,
+            verified_fraction: 2.0 / 3.0,
+            deadline_misses: 1,
+            solve_ms: Sample::of(vec![1.0, 2.0, 30.0]),
+            solve_p99_ms: 30.0,
+            iterations: Sample::of(vec![5.0, 7.0, 9.0]),
+            touchdown_error_ms: Sample::default(),
+            missed_touchdowns: 0,
+            plant_touchdowns: 0,
+            prediction_error_q: Sample::default(),
+            prediction_error_v: Sample::default(),
+            tracking_cost: 0.5,
+            control_effort: 2.0,
+            progress: 0.1,
+            plant_failed_at: Some(0.1),
+        };
+        let b = VariantReport {
+            name: "B".into(),
+            plant_failed_at: None,
+            ..r.clone()
+        };
+        let t = markdown(&[r, b]);
+        assert!(t.starts_with("| | A | B |\n|---|---|---|\n"), "{t}");
+        assert!(t.contains("| verified plans | 66.7 % | 66.7 % |"), "{t}");
+        assert!(
+            t.contains("| ticks | 3 (plant failed at 0.10 s) | 3 |"),
+            "{t}"
+        );
+        assert!(t.contains("| solve p50 / p99 [ms] | 2.0 / 30.0 |"), "{t}");
+    }
+}
