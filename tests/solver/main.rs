@@ -16,6 +16,7 @@
 mod support;
 
 mod hs;
+mod ipm_breakdown;
 mod ipopt_baseline;
 mod macmpec;
 mod nosbench;
