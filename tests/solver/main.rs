@@ -16,7 +16,6 @@
 mod support;
 
 mod hs;
-mod ipm_breakdown;
 mod ipopt_baseline;
 mod macmpec;
 mod nosbench;

@@ -28,7 +28,7 @@ use super::nlp::{validate_nlp, Nlp};
 use super::settings::Settings;
 use super::status::{Info, Status};
 use linesearch::Outcome;
-use state::{AdaptiveState, Hook, Restoration, Snapshot};
+use state::{AdaptiveState, Hook, Restoration};
 use std::io::Write;
 use std::time::Instant;
 
@@ -157,7 +157,6 @@ impl Ipm {
             log,
             log_prefix: "",
             start_time: Instant::now(),
-            best: Snapshot::new(n, m, jp.nnz()),
             settings,
         })
     }
@@ -251,13 +250,6 @@ impl Ipm {
         Ok(())
     }
 
-    /// The solve. When it breaks down (restoration failure, numerical error, local
-    /// infeasibility, divergence, a failed evaluation) after an iterate that met the acceptable
-    /// tolerances (`acceptable_tol`, `acceptable_constr_viol_tol`), the best such iterate (least
-    /// KKT error) is returned as `Acceptable` instead of the point where it broke down: near
-    /// the solution of a degenerate NLP (an MPCC's relaxation at tiny σ) the last steps stall at
-    /// rounding level and end in a restoration phase that cannot improve on a point the solver
-    /// had already reached. Budget limits (`max_iter`, `max_wall_time`) are reported as such.
     pub(crate) fn solve_impl(
         &mut self,
         nlp: &dyn Nlp,
@@ -268,30 +260,7 @@ impl Ipm {
         self.start_time = Instant::now();
         self.info.reset();
         self.fact_start = self.kkt.factorizations;
-        self.best.valid = false;
-        self.best.error = f64::INFINITY;
-        let mut status = self.run(nlp, p, start, &mut hook);
-        if self.best.valid
-            && !self.is_restoration
-            && matches!(
-                status,
-                Status::RestorationFailed
-                    | Status::NumericalError
-                    | Status::Infeasible
-                    | Status::Diverging
-                    | Status::EvaluationError
-            )
-        {
-            self.restore_best();
-            if let Some(w) = self.log.as_mut() {
-                let _ = writeln!(
-                    w,
-                    "{}{status:?}: returning iterate {} (acceptable, KKT error {:.2e})",
-                    self.log_prefix, self.best.iter, self.best.error
-                );
-            }
-            status = Status::Acceptable;
-        }
+        let status = self.run(nlp, p, start, &mut hook);
         self.finish(nlp, p);
         self.info.timers.total = self.start_time.elapsed().as_secs_f64();
         if let Some(w) = self.log.as_mut() {
@@ -343,12 +312,8 @@ impl Ipm {
             {
                 return Status::Solved;
             }
-            let acceptable = e0 <= self.settings.acceptable_tol
-                && pr <= self.settings.acceptable_constr_viol_tol;
-            if acceptable {
-                if !self.is_restoration && e0 < self.best.error {
-                    self.keep_best(iter, e0);
-                }
+            if e0 <= self.settings.acceptable_tol && pr <= self.settings.acceptable_constr_viol_tol
+            {
                 acceptable_count += 1;
                 if acceptable_count >= self.settings.acceptable_iter {
                     return Status::Acceptable;
@@ -384,13 +349,6 @@ impl Ipm {
                     if self.is_restoration || !self.settings.restoration {
                         return Status::RestorationFailed;
                     }
-                    // IPOPT's rule (BacktrackingLineSearch: "restoration phase called at
-                    // acceptable point"): a point that meets the acceptable tolerances is
-                    // returned as Acceptable instead of entering restoration from it. The
-                    // line search left the iterate unchanged, so `acceptable` is its test.
-                    if acceptable {
-                        return Status::Acceptable;
-                    }
                     let tr = Instant::now();
                     let r = self.restoration_phase(nlp, p);
                     self.info.timers.restoration += tr.elapsed().as_secs_f64();
@@ -408,42 +366,5 @@ impl Ipm {
                 }
             }
         }
-    }
-
-    /// Keep the current iterate as the best acceptable one.
-    fn keep_best(&mut self, iter: usize, error: f64) {
-        let b = &mut self.best;
-        b.valid = true;
-        b.error = error;
-        b.iter = iter;
-        b.f = self.f;
-        b.mu = self.mu;
-        b.x.copy_from_slice(&self.x);
-        b.s.copy_from_slice(&self.s);
-        b.y.copy_from_slice(&self.y);
-        b.zl.copy_from_slice(&self.zl);
-        b.zu.copy_from_slice(&self.zu);
-        b.vl.copy_from_slice(&self.vl);
-        b.vu.copy_from_slice(&self.vu);
-        b.g.copy_from_slice(&self.g);
-        b.grad.copy_from_slice(&self.grad);
-        b.jac.copy_from_slice(&self.jac);
-    }
-
-    /// Make the kept iterate the current one (values and derivatives included).
-    fn restore_best(&mut self) {
-        let b = &self.best;
-        self.f = b.f;
-        self.mu = b.mu;
-        self.x.copy_from_slice(&b.x);
-        self.s.copy_from_slice(&b.s);
-        self.y.copy_from_slice(&b.y);
-        self.zl.copy_from_slice(&b.zl);
-        self.zu.copy_from_slice(&b.zu);
-        self.vl.copy_from_slice(&b.vl);
-        self.vu.copy_from_slice(&b.vu);
-        self.g.copy_from_slice(&b.g);
-        self.grad.copy_from_slice(&b.grad);
-        self.jac.copy_from_slice(&b.jac);
     }
 }
