@@ -4,6 +4,8 @@
 //! `status`, `objective`, `comp_residual` (max_i min(G_i, H_i)), `comp_residual_product`
 //! (max_i G_i H_i), `max_constraint_violation`, `nlp_iterations`, `homotopy_steps`, `polished`,
 //! `time_s` and the solution `x` is printed on stdout.
+//!
+//! `fesdj mpcc bench DIR`: the benchmark runner of `super::bench`.
 
 use crate::ad::import::read_problem;
 use crate::solver::ad_nlp::AdNlp;
@@ -23,6 +25,8 @@ pub struct MpccArgs {
 pub enum MpccCommand {
     /// Solve an MPCC of the fesdj-mpcc format.
     Solve(MpccSolveArgs),
+    /// Solve every problem of a directory (NOSBENCH) and write a per-family table.
+    Bench(super::bench::MpccBenchArgs),
 }
 
 /// Arguments of `fesdj mpcc solve`.
@@ -39,6 +43,9 @@ pub struct MpccSolveArgs {
     /// Do not print the iteration log.
     #[arg(long)]
     pub quiet: bool,
+    /// Wall-clock limit of the homotopy in seconds (overrides the settings' `max_wall_time`).
+    #[arg(long)]
+    pub time_limit: Option<f64>,
 }
 
 fn load_settings(path: &Option<PathBuf>) -> Result<HomotopySettings, SolverError> {
@@ -63,6 +70,10 @@ pub fn solve(args: &MpccSolveArgs) -> Result<MpccResult, SolverError> {
     } else if args.settings.is_none() {
         settings.ipm.print = true;
     }
+    if let Some(t) = args.time_limit {
+        settings.max_wall_time = t;
+        settings.validate()?;
+    }
     let prob = read_problem(&args.problem)?;
     let (nlp, comp) = AdNlp::from_imported(&prob)?;
     let mut solver = MpccSolver::new(&nlp, &comp, settings)?;
@@ -72,6 +83,7 @@ pub fn solve(args: &MpccSolveArgs) -> Result<MpccResult, SolverError> {
 /// Run `fesdj mpcc …`; returns the process exit code (0 solved, 1 not solved, 2 error).
 pub fn run(args: &MpccArgs) -> i32 {
     match &args.command {
+        MpccCommand::Bench(a) => super::bench::run(a),
         MpccCommand::Solve(a) => match solve(a) {
             Ok(r) => {
                 eprintln!(

@@ -14,6 +14,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod cli_bench;
 mod cli_eval;
 mod cli_mpc;
 mod cli_mpcc;
