@@ -9,9 +9,12 @@
 //! `LOG.json`: `rate_hz`, `dt`, `deadline_s`, `names {q, v, u}`, `ticks` (per tick `t`, `q`,
 //! `v`, applied `u`, `status`, `solve_time_s` (of the tick's solve attempt, verified or not),
 //! `homotopy_steps`, `nlp_iterations`, `source` (`fresh` | `previous` | `fallback`), `plant_failed`,
-//! `plant_nlp_iterations`), `final_state`, `summary`
+//! `plant_nlp_iterations`, `homotopy`: every relaxed NLP of the solve with `sigma`, `status`,
+//! `iterations`, `objective`, `comp_residual`, `time_s` and its `timers`), `final_state`, `summary`
 //! (`solve_time_p50_s`, `solve_time_p99_s`, `solve_time_max_s`, `homotopy_steps_mean`,
-//! `deadline_misses`, `verified_fraction`, `fallback_ticks`, `plant_failures`, `counters`).
+//! `deadline_misses`, `verified_fraction`, `fallback_ticks`, `plant_failures`, `counters`,
+//! `time_split_s`: the solves' time in function and derivative evaluations, KKT linear algebra
+//! (assembly, factorisation, solves), line search and the rest, summed over the run).
 //!
 //! Exit codes: 0 every tick had a verified fresh plan and every plant step converged, 1 some
 //! did not (outputs are still written; a failed plant step ends the run, its tick, time and
@@ -82,6 +85,14 @@ pub fn log_document(problem: &Problem, setup: &MpcSetup, log: &ClosedLoopLog) ->
         })
         .collect();
     let sm = &log.summary;
+    // Where the solve time went, summed over every relaxed NLP of every tick.
+    let (mut eval, mut kkt, mut ls, mut total) = (0.0, 0.0, 0.0, 0.0);
+    for step in log.ticks.iter().flat_map(|t| &t.homotopy) {
+        eval += step.timers.evaluation;
+        kkt += step.timers.linear_algebra;
+        ls += step.timers.line_search;
+        total += step.time_s;
+    }
     json!({
         "rate_hz": setup.rate_hz,
         "dt": log.dt,
@@ -100,6 +111,12 @@ pub fn log_document(problem: &Problem, setup: &MpcSetup, log: &ClosedLoopLog) ->
             "fallback_ticks": fallback,
             "plant_failures": sm.plant_failures,
             "counters": sm.counters,
+            "time_split_s": {
+                "evaluation": eval,
+                "linear_algebra": kkt,
+                "line_search": ls,
+                "other": (total - eval - kkt - ls).max(0.0),
+            },
         },
     })
 }

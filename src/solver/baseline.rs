@@ -6,7 +6,7 @@
 use super::mpcc::{HomotopySettings, HomotopyStep, MpccResult, MpccSolver, Schedule};
 use super::nlp::{Complementarity, Nlp};
 use super::settings::Settings;
-use super::status::Status;
+use super::status::{Status, Timers};
 use super::SolverError;
 use ipopt::{BasicProblem, ConstrainedProblem, Index, Ipopt, Number, SolveStatus};
 use std::cell::Cell;
@@ -333,6 +333,11 @@ pub fn ipopt_mpcc(
             objective: r.objective,
             comp_residual: rmin,
             time_s: r.time_s,
+            // IPOPT reports no phase times: the whole subproblem as `total`.
+            timers: Timers {
+                total: r.time_s,
+                ..Timers::default()
+            },
         });
         let ok = r.status.is_success();
         if ok || warm.is_none() {

@@ -84,6 +84,24 @@ fn sliding_block_reaches_the_target_at_rest() {
         let u = f(&t["u"][0]);
         assert!(u.is_finite() && u.abs() <= 20.0 + 1e-9, "tick {k}: u = {u}");
         assert!(f(&t["solve_time_s"]) > 0.0);
+        // The tick's homotopy: as many relaxed NLPs as homotopy steps (a polishing step
+        // counts in neither), their iterations adding up to the tick's, each NLP's phase
+        // times within its wall time.
+        let hom = t["homotopy"].as_array().unwrap();
+        assert!(
+            hom.len() >= t["homotopy_steps"].as_u64().unwrap() as usize,
+            "tick {k}: {t}"
+        );
+        let its: u64 = hom.iter().map(|h| h["iterations"].as_u64().unwrap()).sum();
+        assert_eq!(its, t["nlp_iterations"].as_u64().unwrap(), "tick {k}: {t}");
+        for h in hom {
+            let tm = &h["timers"];
+            let parts = f(&tm["evaluation"]) + f(&tm["linear_algebra"]) + f(&tm["line_search"]);
+            assert!(
+                parts > 0.0 && parts <= f(&h["time_s"]) * (1.0 + 1e-9),
+                "tick {k}: {h}"
+            );
+        }
     }
     // While it accelerates, the force exceeds the friction bound μ m g.
     assert!(ticks.iter().any(|t| f(&t["u"][0]).abs() > MU * G));
@@ -95,6 +113,14 @@ fn sliding_block_reaches_the_target_at_rest() {
     assert_eq!(s["plant_failures"], 0);
     assert!(f(&s["solve_time_p50_s"]) > 0.0);
     assert!(f(&s["solve_time_p99_s"]) >= f(&s["solve_time_p50_s"]));
+    let split = &s["time_split_s"];
+    let solves: f64 = ticks.iter().map(|t| f(&t["solve_time_s"])).sum();
+    let parts: f64 = ["evaluation", "linear_algebra", "line_search", "other"]
+        .iter()
+        .map(|k| f(&split[*k]))
+        .sum();
+    assert!(f(&split["evaluation"]) > 0.0 && f(&split["linear_algebra"]) > 0.0);
+    assert!(parts <= solves * (1.0 + 1e-9), "{split} vs {solves}");
     assert_eq!(doc["rate_hz"], 10.0);
     assert_eq!(doc["names"]["q"][0], "x");
     let svg = std::fs::read_to_string(svg).unwrap();

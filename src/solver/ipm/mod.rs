@@ -341,8 +341,11 @@ impl Ipm {
             iter += 1;
             self.info.iterations += 1;
             let t1 = Instant::now();
+            let eval_before = self.info.timers.evaluation;
             let ls = self.line_search(nlp, p);
-            self.info.timers.line_search += t1.elapsed().as_secs_f64();
+            // The trial points' evaluations count as evaluation time only.
+            let evals = self.info.timers.evaluation - eval_before;
+            self.info.timers.line_search += (t1.elapsed().as_secs_f64() - evals).max(0.0);
             match ls {
                 Outcome::Accepted => {}
                 Outcome::Failed => {

@@ -20,7 +20,7 @@ pub use settings::{HomotopySettings, Polish, SigmaUpdate, StopMeasure};
 use super::error::SolverError;
 use super::ipm::{Ipm, IpmStart};
 use super::nlp::{Complementarity, Nlp};
-use super::status::Status;
+use super::status::{Status, Timers};
 pub(crate) use schedule::Schedule;
 use serde::Serialize;
 use std::time::Instant;
@@ -40,6 +40,8 @@ pub struct HomotopyStep {
     pub comp_residual: f64,
     /// Wall time of the subproblem, seconds.
     pub time_s: f64,
+    /// Its split into evaluations, KKT linear algebra and line search (the IPM's timers).
+    pub timers: Timers,
 }
 
 /// Result of an MPCC solve.
@@ -463,6 +465,7 @@ impl MpccSolver {
                 objective: self.ipm.info().objective,
                 comp_residual: rmin,
                 time_s: ts.elapsed().as_secs_f64(),
+                timers: self.ipm.info().timers,
             });
             if ok && r_stop <= st.comp_tol {
                 converged = true;
@@ -593,6 +596,7 @@ impl MpccSolver {
             objective: self.ipm.info().objective,
             comp_residual: rmin_after,
             time_s: ts.elapsed().as_secs_f64(),
+            timers: self.ipm.info().timers,
         });
         let f_after = self.ipm.info().objective;
         let keep = status.is_success()
