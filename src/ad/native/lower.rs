@@ -22,7 +22,7 @@
 
 use super::super::op::OpCode;
 use super::super::tape::{Instr, TapeOp};
-use super::NativeError;
+use super::error::NativeError;
 use cranelift_codegen::ir::{self, types, AbiParam, FuncRef, InstBuilder, MemFlags, Value};
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
