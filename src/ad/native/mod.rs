@@ -2,7 +2,10 @@
 //! the running process with Cranelift (pure Rust, no C compiler needed on the robot).
 //!
 //! [`Function::eval`](super::Function::eval) runs the native code when it is available and the
-//! interpreter otherwise; both give bit-identical results (`lower.rs` says why). How to choose:
+//! interpreter otherwise; both give bit-identical results (`lower.rs` says why), except that a
+//! NaN is only guaranteed to be a NaN in both: IEEE 754 leaves open which operand's NaN an
+//! operation on two NaNs returns, x86 returns its first operand's, and each compiler picks the
+//! operand order of `+` and `·` itself. How to choose:
 //!
 //! * [`Backend`] per function ([`Function::with_backend`](super::Function::with_backend)):
 //!   `Auto` (the default: native code for tapes of at most [`AUTO_MAX_INSTRUCTIONS`]
@@ -15,7 +18,7 @@
 //! * if compiling fails (an unsupported host, more than 16 inputs or outputs, a Cranelift
 //!   error) the function keeps using the interpreter and a warning is printed once to stderr.
 //!
-//! The machine code is never freed (a few dozen bytes per tape instruction): fine for the
+//! The machine code is never freed (about 20 bytes per tape instruction): fine for the
 //! functions a controller builds once, wasteful for a process that builds and drops functions
 //! in a loop — those can use [`Backend::Interpreter`].
 //!
