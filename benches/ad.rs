@@ -1,12 +1,13 @@
 //! Benchmarks of `src/ad` (report ratios, not absolute times):
-//! * tape evaluation vs the same generic code instantiated with f64 (target ≤ 2.5×);
+//! * tape evaluation vs the same generic code instantiated with f64 (target ≤ 2.5×), each tape
+//!   both as native code (`*_native`, `src/ad/native`) and interpreted (`*_interpreter`);
 //! * reverse gradient vs function evaluation (target ≤ 5×, the cheap-gradient bound);
 //! * Hessian of the Lagrangian of a 7-link chain's kinetic energy vs function evaluation;
 //! * compile time of a function with 10⁵ nodes (target ≤ 1 s) and arena memory per node.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use fesdj_mpc::ad::{
-    arena_len_bytes_estimate, gradient, hessian_of_lagrangian, Function, Scalar, Sx,
+    arena_len_bytes_estimate, gradient, hessian_of_lagrangian, Backend, Function, Scalar, Sx,
 };
 use std::hint::black_box;
 
@@ -56,33 +57,47 @@ fn bench_eval(c: &mut Criterion) {
     group.bench_function("generic_f64", |b| {
         b.iter(|| chain_kinetic_energy(black_box(&qv), black_box(&vv)))
     });
-    let mut ws = f.workspace();
-    let mut out = [0.0];
-    group.bench_function("tape_eval", |b| {
-        b.iter(|| {
-            f.eval(&[black_box(&qv), black_box(&vv)], &mut [&mut out], &mut ws)
-                .unwrap();
-            out[0]
-        })
-    });
-    let mut wg = g.workspace();
-    let mut gout = vec![0.0; 14];
-    group.bench_function("tape_gradient", |b| {
-        b.iter(|| {
-            g.eval(&[black_box(&xv)], &mut [&mut gout], &mut wg)
-                .unwrap();
-            gout[0]
-        })
-    });
-    let mut wh = h.workspace();
-    let mut hout = vec![0.0; hp.nnz()];
-    group.bench_function("tape_hessian_of_lagrangian", |b| {
-        b.iter(|| {
-            h.eval(&[black_box(&xv), &[1.0], &[]], &mut [&mut hout], &mut wh)
-                .unwrap();
-            hout[0]
-        })
-    });
+    for backend in [Backend::Native, Backend::Interpreter] {
+        let tag = match backend {
+            Backend::Interpreter => "interpreter",
+            _ => "native",
+        };
+        let (f, g, h) = (
+            f.clone().with_backend(backend),
+            g.clone().with_backend(backend),
+            h.clone().with_backend(backend),
+        );
+        for t in [&f, &g, &h] {
+            let _ = t.prepare_native();
+        }
+        let mut ws = f.workspace();
+        let mut out = [0.0];
+        group.bench_function(format!("tape_eval_{tag}"), |b| {
+            b.iter(|| {
+                f.eval(&[black_box(&qv), black_box(&vv)], &mut [&mut out], &mut ws)
+                    .unwrap();
+                out[0]
+            })
+        });
+        let mut wg = g.workspace();
+        let mut gout = vec![0.0; 14];
+        group.bench_function(format!("tape_gradient_{tag}"), |b| {
+            b.iter(|| {
+                g.eval(&[black_box(&xv)], &mut [&mut gout], &mut wg)
+                    .unwrap();
+                gout[0]
+            })
+        });
+        let mut wh = h.workspace();
+        let mut hout = vec![0.0; hp.nnz()];
+        group.bench_function(format!("tape_hessian_of_lagrangian_{tag}"), |b| {
+            b.iter(|| {
+                h.eval(&[black_box(&xv), &[1.0], &[]], &mut [&mut hout], &mut wh)
+                    .unwrap();
+                hout[0]
+            })
+        });
+    }
     group.finish();
 }
 

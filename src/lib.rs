@@ -11,6 +11,8 @@
 //! by the CLI, the node, tests, examples and benches); [`cli`] the subcommands of the `fesdj`
 //! binary.
 #![warn(missing_docs)]
+// The one exception, with its reasons: `ad/native/entry.rs` (calling JIT-compiled code).
+#![deny(unsafe_code)]
 
 pub mod ad;
 pub mod app;

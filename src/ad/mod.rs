@@ -3,7 +3,8 @@
 //! * [`Scalar`]: the number trait model code is generic over; implemented by `f64` and [`Sx`].
 //! * [`Sx`]: symbolic scalar, a node of a hash-consed expression DAG in a thread-local arena
 //!   (see [`sx`] for the ownership and threading model).
-//! * [`Function`]: a compiled, allocation-free instruction tape with register reuse.
+//! * [`Function`]: a compiled, allocation-free instruction tape with register reuse, run as
+//!   machine code ([`native`], Cranelift) or by an interpreter, with identical results.
 //! * [`jacobian`], [`gradient`], [`hessian_of_lagrangian`] (and its Gauss–Newton
 //!   counterpart [`hessian_of_objective`]): derivative functions with exact
 //!   sparsity patterns ([`SparsityPattern`], CSC).
@@ -22,6 +23,7 @@ pub mod function;
 pub(crate) mod hash;
 pub mod import;
 pub mod map;
+pub mod native;
 pub mod op;
 pub mod scalar;
 mod schedule;
@@ -37,6 +39,7 @@ pub use derivative::{
 };
 pub use function::{Function, Workspace};
 pub use map::{Gather, MapWorkspace, MappedFunction, Scatter};
+pub use native::{Backend, NativeError, NativeInfo, AUTO_MAX_INSTRUCTIONS};
 pub use op::OpCode;
 pub use scalar::Scalar;
 pub use sparsity::SparsityPattern;

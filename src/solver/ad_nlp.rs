@@ -55,6 +55,15 @@ pub struct AdNlp {
     sigma: RefCell<[f64; 1]>,
 }
 
+/// Compile the native code of the tapes now, while the problem is built, so that no solve pays
+/// for it. A tape that cannot be compiled stays interpreted (`Function::prepare_native` has
+/// printed a warning; nothing else to do).
+fn prepare_native(fns: &[&Function]) {
+    for f in fns {
+        let _ = f.prepare_native();
+    }
+}
+
 fn dim(what: &'static str, expected: usize, got: usize) -> SolverError {
     SolverError::Dimension {
         what,
@@ -104,6 +113,7 @@ impl AdNlp {
             .map(|h| h.n_registers())
             .max()
             .unwrap_or(0);
+        prepare_native(&[&f, &grad, &g, &jac, &hess]);
         Ok(AdNlp {
             n,
             m,
@@ -144,6 +154,18 @@ impl AdNlp {
             t("g", &self.g),
             t("jac_g", &self.jac),
             t("hess_l", &self.hess),
+        ]
+    }
+
+    /// Every compiled function with its role (f, grad_f, g, jac_g, hess_l), for measurements
+    /// and to choose their [`Backend`](crate::ad::Backend).
+    pub fn functions(&self) -> [(&'static str, &Function); 5] {
+        [
+            ("f", &self.f),
+            ("grad_f", &self.grad),
+            ("g", &self.g),
+            ("jac_g", &self.jac),
+            ("hess_l", &self.hess),
         ]
     }
 
@@ -306,6 +328,9 @@ impl AdComplementarity {
         .map(|f| f.n_registers())
         .max()
         .unwrap_or(0);
+        let mut fns = vec![g, h, &jg, &jh];
+        fns.extend(hess.as_ref().map(|x| &x.1));
+        prepare_native(&fns);
         Ok(AdComplementarity {
             n,
             k,
@@ -320,6 +345,23 @@ impl AdComplementarity {
             h_var,
             ws: RefCell::new(Workspace::with_registers(regs)),
         })
+    }
+}
+
+impl AdComplementarity {
+    /// Every compiled function with its role (G, H, their Jacobians, the Hessian of
+    /// Σ aᵢGᵢ + bᵢHᵢ if it is not zero), for measurements.
+    pub fn functions(&self) -> Vec<(&'static str, &Function)> {
+        let mut v = vec![
+            ("comp_G", &self.g),
+            ("comp_H", &self.h),
+            ("comp_jac_G", &self.jg),
+            ("comp_jac_H", &self.jh),
+        ];
+        if let Some((_, f)) = &self.hess {
+            v.push(("comp_hess", f));
+        }
+        v
     }
 }
 

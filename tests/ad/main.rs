@@ -16,4 +16,5 @@ mod ad_derivatives;
 mod ad_import;
 mod ad_import_format;
 mod ad_nalgebra;
+mod ad_native;
 mod ad_ops;

@@ -1,9 +1,12 @@
-//! `Function::eval` and `MappedFunction::eval` perform no heap allocation (counting allocator).
+//! `Function::eval` and `MappedFunction::eval` perform no heap allocation (counting allocator),
+//! with native code (compiled once, before counting: compiling allocates) and with the
+//! interpreter.
 
 use crate::counting_alloc as alloc_common;
 
 use fesdj_mpc::ad::{
-    hessian_of_lagrangian, jacobian, Function, Gather, MappedFunction, Scalar, Scatter, Sx,
+    hessian_of_lagrangian, jacobian, native, Backend, Function, Gather, MappedFunction, Scalar,
+    Scatter, Sx,
 };
 
 #[test]
@@ -43,10 +46,18 @@ fn eval_and_mapped_eval_do_not_allocate() {
     let mut mw = m.workspace();
     let big: Vec<f64> = (0..8).map(|i| 0.1 * i as f64 + 0.2).collect();
     let mut dest = vec![0.0; 60];
+    // Native code is compiled once per function (shared by clones, so also the mapped one's).
+    for g in [&f, &jf, &hf] {
+        let native = g.prepare_native().unwrap();
+        assert_eq!(native.is_some(), native::native_enabled_by_env());
+    }
+    let fi = f.clone().with_backend(Backend::Interpreter);
+    let mut out_i = vec![0.0; 3];
 
     let n = alloc_common::allocations_during(|| {
         for _ in 0..100 {
             f.eval(&[&xv, &pv], &mut [&mut out], &mut ws).unwrap();
+            fi.eval(&[&xv, &pv], &mut [&mut out_i], &mut ws).unwrap();
             jf.eval(&[&xv, &pv], &mut [&mut jout], &mut wj).unwrap();
             hf.eval(&[&xv, &[1.0], &lam, &pv], &mut [&mut hout], &mut wh)
                 .unwrap();
@@ -55,6 +66,7 @@ fn eval_and_mapped_eval_do_not_allocate() {
         }
     });
     assert_eq!(n, 0, "heap allocations during evaluation");
+    assert_eq!(out, out_i);
     assert!(out
         .iter()
         .chain(&jout)
