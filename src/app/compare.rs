@@ -81,13 +81,19 @@ pub struct Sample {
     pub max: f64,
 }
 
+/// The finite values of `x`, ascending.
+fn sorted(mut x: Vec<f64>) -> Vec<f64> {
+    x.retain(|v| v.is_finite());
+    x.sort_by(f64::total_cmp);
+    x
+}
+
 impl Sample {
-    fn of(mut x: Vec<f64>) -> Sample {
-        x.retain(|v| v.is_finite());
+    fn of(x: Vec<f64>) -> Sample {
+        let x = sorted(x);
         if x.is_empty() {
             return Sample::default();
         }
-        x.sort_by(f64::total_cmp);
         Sample {
             n: x.len(),
             median: percentile(&x, 0.5),
@@ -267,7 +273,10 @@ pub fn compare(
                 )),
                 _ => None,
             };
-            if is_fresh && gaps.min(&x[..n_q])? > options.touchdown_tol {
+            // Every contact open at the tick: a touchdown the plan predicts, and one the plant
+            // makes within this step, can be measured.
+            let open = gaps.min(&x[..n_q])? > options.touchdown_tol;
+            if is_fresh && open {
                 let pts = (0..plan.n_points()).map(|p| (plan.t0 + plan.times[p], plan.q_at(p)));
                 let td = first_touchdown(&mut gaps, pts, options.touchdown_tol)?;
                 predictions.push((t, td));
@@ -302,9 +311,8 @@ pub fn compare(
                 .zip(&traj.q)
                 .map(|(&s, q)| (t + s, q.as_slice()));
             // The plant's touchdowns within this step (at most one per step is recorded).
-            let before = gaps.min(&x[..n_q])?;
             let pts = std::iter::once((t, &x[..n_q])).chain(pts);
-            if before > options.touchdown_tol {
+            if open {
                 if let Some(td) = first_touchdown(&mut gaps, pts, options.touchdown_tol)? {
                     touchdowns.push(td);
                 }
@@ -332,9 +340,9 @@ pub fn compare(
                 _ => {}
             }
         }
-        let solve = Sample::of(solve_ms.clone());
-        let mut sorted = solve_ms;
-        sorted.sort_by(f64::total_cmp);
+        let solve_ms = sorted(solve_ms);
+        let solve_p99_ms = percentile(&solve_ms, 0.99);
+        let solve = Sample::of(solve_ms);
         let n = ticks.max(1) as f64;
         reports.push(VariantReport {
             name: variant.name.clone(),
@@ -343,7 +351,7 @@ pub fn compare(
             verified_fraction: fresh as f64 / n,
             deadline_misses: misses,
             solve_ms: solve,
-            solve_p99_ms: percentile(&sorted, 0.99),
+            solve_p99_ms,
             iterations: Sample::of(iterations),
             touchdown_error_ms: Sample::of(td_err),
             missed_touchdowns: missed,

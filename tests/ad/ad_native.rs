@@ -16,36 +16,22 @@ use proptest::prelude::*;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-const UNARY: [OpCode; 17] = [
-    OpCode::Neg,
-    OpCode::Sq,
-    OpCode::Sqrt,
-    OpCode::Exp,
-    OpCode::Log,
-    OpCode::Sin,
-    OpCode::Cos,
-    OpCode::Tan,
-    OpCode::Tanh,
-    OpCode::Asin,
-    OpCode::Acos,
-    OpCode::Atan,
-    OpCode::Sinh,
-    OpCode::Cosh,
-    OpCode::Abs,
-    OpCode::Sign,
-    OpCode::Inv,
-];
+/// The operations of one operand (every op code but the leaves `Const`, `Symbol` and the binary
+/// ones), in the order of `OpCode::ALL`.
+fn unary_ops() -> Vec<OpCode> {
+    OpCode::ALL
+        .into_iter()
+        .filter(|op| !op.is_binary() && !matches!(op, OpCode::Const | OpCode::Symbol))
+        .collect()
+}
 
-const BINARY: [OpCode; 8] = [
-    OpCode::Add,
-    OpCode::Sub,
-    OpCode::Mul,
-    OpCode::Div,
-    OpCode::Atan2,
-    OpCode::Pow,
-    OpCode::Fmin,
-    OpCode::Fmax,
-];
+/// The operations of two operands, in the order of `OpCode::ALL`.
+fn binary_ops() -> Vec<OpCode> {
+    OpCode::ALL
+        .into_iter()
+        .filter(|op| op.is_binary())
+        .collect()
+}
 
 /// Values that exercise the special cases of IEEE arithmetic and of libm.
 const SPECIAL: [f64; 18] = [
@@ -121,11 +107,11 @@ fn every_op() -> Function {
     let x = Sx::sym_vec("x", 4);
     let c = Sx::constant(1.7);
     let mut y: Vec<Sx> = Vec::new();
-    for op in UNARY {
+    for op in unary_ops() {
         y.push(Sx::apply_unary(op, x[0]));
         y.push(Sx::apply_unary(op, x[1] * x[2]));
     }
-    for op in BINARY {
+    for op in binary_ops() {
         y.push(Sx::apply_binary(op, x[0], x[1]));
         y.push(Sx::apply_binary(op, x[1], x[0]));
         y.push(Sx::apply_binary(op, x[2], c));
@@ -183,6 +169,7 @@ fn unary_in_domain(op: OpCode, a: Sx) -> Sx {
 /// constant operands, and values read far from where they are made (so across chunks).
 fn random_graph(seed: u64, n_in: usize, n_nodes: usize) -> (Vec<Sx>, Vec<Sx>) {
     let mut rng = StdRng::seed_from_u64(seed);
+    let (unary, binary) = (unary_ops(), binary_ops());
     let x = Sx::sym_vec("x", n_in);
     let mut nodes: Vec<Sx> = x.clone();
     let mut outs = Vec::new();
@@ -199,9 +186,9 @@ fn random_graph(seed: u64, n_in: usize, n_nodes: usize) -> (Vec<Sx>, Vec<Sx>) {
         let a = pick(&mut rng, &nodes);
         let b = pick(&mut rng, &nodes);
         let c = Sx::constant(rng.random_range(0.5..3.0));
-        let binary = |rng: &mut StdRng| BINARY[rng.random_range(0..BINARY.len())];
+        let binary = |rng: &mut StdRng| binary[rng.random_range(0..binary.len())];
         let y = match rng.random_range(0..10) {
-            0 | 1 => unary_in_domain(UNARY[rng.random_range(0..UNARY.len())], a),
+            0 | 1 => unary_in_domain(unary[rng.random_range(0..unary.len())], a),
             2 => match binary(&mut rng) {
                 OpCode::Pow => Sx::apply_binary(OpCode::Pow, c, a.tanh()),
                 op => Sx::apply_binary(op, c, a),
