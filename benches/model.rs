@@ -110,16 +110,21 @@ fn bench_robots(c: &mut Criterion) {
     }
 }
 
+/// Symbolic `q`, `v`, `a` of `model` and symbolic workspace data.
+fn symbols(model: &Model) -> (Vec<Sx>, Vec<Sx>, Vec<Sx>, Data<Sx>) {
+    (
+        Sx::sym_vec("q", model.nq),
+        Sx::sym_vec("v", model.nv),
+        Sx::sym_vec("a", model.nv),
+        Data::<Sx>::new(model),
+    )
+}
+
 fn bench_rnea_jacobian_tape(c: &mut Criterion) {
     for robot in ["panda", "solo12"] {
         let model = load(robot, RootJoint::Fixed);
-        let (nq, nv) = (model.nq, model.nv);
-        let (qs, vs, as_) = (
-            Sx::sym_vec("q", nq),
-            Sx::sym_vec("v", nv),
-            Sx::sym_vec("a", nv),
-        );
-        let mut ds = Data::<Sx>::new(&model);
+        let nv = model.nv;
+        let (qs, vs, as_, mut ds) = symbols(&model);
         let tau = rnea(&model, &mut ds, &qs, &vs, &as_)
             .expect("rnea")
             .to_vec();
@@ -149,13 +154,8 @@ fn bench_rnea_jacobian_tape(c: &mut Criterion) {
 
 fn bench_quadruped_tapes(c: &mut Criterion) {
     let model = load("quadruped", RootJoint::Floating);
-    let (nq, nv) = (model.nq, model.nv);
-    let (qs, vs, as_) = (
-        Sx::sym_vec("q", nq),
-        Sx::sym_vec("v", nv),
-        Sx::sym_vec("a", nv),
-    );
-    let mut ds = Data::<Sx>::new(&model);
+    let nv = model.nv;
+    let (qs, vs, as_, mut ds) = symbols(&model);
     let tau = rnea(&model, &mut ds, &qs, &vs, &as_)
         .expect("rnea")
         .to_vec();
