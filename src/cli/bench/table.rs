@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::{Record, IPOPT_BRF0, IPOPT_DEFAULT, OBJ_FLOOR, OBJ_RTOL, OURS};
+use super::record::{Record, IPOPT_BRF0, IPOPT_DEFAULT, OBJ_FLOOR, OBJ_RTOL, OURS};
 
 /// One row of the table (a family, or all problems).
 #[derive(Clone, Debug, Serialize, PartialEq)]
