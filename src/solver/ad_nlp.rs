@@ -272,6 +272,8 @@ pub struct AdComplementarity {
     hess: Option<(SparsityPattern, Function)>,
     g_var: Vec<Option<usize>>,
     h_var: Vec<Option<usize>>,
+    g_mem: Vec<Vec<usize>>,
+    h_mem: Vec<Vec<usize>>,
     ws: RefCell<Workspace>,
 }
 
@@ -300,6 +302,16 @@ impl AdComplementarity {
         };
         let g_var = gout[0].iter().map(|&e| var_of(e)).collect();
         let h_var = hout[0].iter().map(|&e| var_of(e)).collect();
+        let members = |e: Sx| -> Vec<usize> {
+            let mut out = Vec::new();
+            if sum_members(e, &var_of, &mut out) && out.len() >= 2 {
+                out
+            } else {
+                Vec::new()
+            }
+        };
+        let g_mem = gout[0].iter().map(|&e| members(e)).collect();
+        let h_mem = hout[0].iter().map(|&e| members(e)).collect();
         let (jg_pattern, jg) = ad::jacobian_of(g, 0, 0)?;
         let (jh_pattern, jh) = ad::jacobian_of(h, 0, 0)?;
         // Hessian of Σ a_i G_i + b_i H_i
@@ -343,6 +355,8 @@ impl AdComplementarity {
             hess,
             g_var,
             h_var,
+            g_mem,
+            h_mem,
             ws: RefCell::new(Workspace::with_registers(regs)),
         })
     }
@@ -413,6 +427,31 @@ impl Complementarity for AdComplementarity {
     }
     fn h_as_variable(&self, i: usize) -> Option<usize> {
         self.h_var[i]
+    }
+    fn g_members(&self, i: usize) -> &[usize] {
+        &self.g_mem[i]
+    }
+    fn h_members(&self, i: usize) -> &[usize] {
+        &self.h_mem[i]
+    }
+}
+
+/// Collect the variables of `e` into `out` if `e` is a sum of distinct variables (a tree of
+/// additions whose leaves are variables); false otherwise.
+fn sum_members(e: Sx, var_of: &dyn Fn(Sx) -> Option<usize>, out: &mut Vec<usize>) -> bool {
+    if let Some(j) = var_of(e) {
+        if out.contains(&j) {
+            return false;
+        }
+        out.push(j);
+        return true;
+    }
+    if e.op() != crate::ad::OpCode::Add {
+        return false;
+    }
+    match e.operands() {
+        (Some(a), Some(b)) => sum_members(a, var_of, out) && sum_members(b, var_of, out),
+        _ => false,
     }
 }
 

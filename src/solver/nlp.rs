@@ -100,6 +100,18 @@ pub trait Complementarity {
     fn h_as_variable(&self, _i: usize) -> Option<usize> {
         None
     }
+    /// For each pair, the variables `j` when `G_i(x) = Σ_j x_j` exactly (two or more, unit
+    /// coefficients), else empty. An active-set solve fixes such a side through its members
+    /// (`x_j = 0` each, when every member has the lower bound 0) instead of a row `G_i = 0`,
+    /// whose gradient is a combination of the members' active bounds (no strict interior).
+    /// Default: no identification.
+    fn g_members(&self, _i: usize) -> &[usize] {
+        &[]
+    }
+    /// As [`Complementarity::g_members`] for `H_i`.
+    fn h_members(&self, _i: usize) -> &[usize] {
+        &[]
+    }
 }
 
 /// Complementarity pairs between variables: `0 <= x[g_i] ⟂ x[h_i] >= 0`.

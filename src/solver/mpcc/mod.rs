@@ -380,7 +380,17 @@ impl MpccSolver {
         let mut last_solved: Option<f64> = None;
         let mut early_from: Option<f64> = None;
         self.relaxed.fix.fill(0);
-        while schedule.more() {
+        // The active-set attempt is recorded as a step of σ = 0 but is not a homotopy step.
+        let mut extra_steps = 0usize;
+        if let (First::Warm(w), true) = (first, st.warm_active_set) {
+            extra_steps = 1;
+            if self.active_set_first(nlp, comp, p, w, st, t0, steps, &mut iters)? {
+                have_solution = true;
+                converged = true;
+                last_status = Status::Solved;
+            }
+        }
+        while !converged && schedule.more() {
             let left = st.max_wall_time - t0.elapsed().as_secs_f64();
             if left <= 0.0 {
                 last_status = Status::MaxTime;
@@ -495,7 +505,7 @@ impl MpccSolver {
             // A retry starts from the last solved point, which `self.x` still holds.
             schedule.advance(ok);
         }
-        let homotopy_steps = steps.len() - early_attempts;
+        let homotopy_steps = steps.len() - early_attempts - extra_steps;
         let want_polish = match st.polish {
             Polish::Never => false,
             Polish::IfNotConverged => !converged,
@@ -535,6 +545,82 @@ impl MpccSolver {
         out.x.clear();
         out.x.extend_from_slice(&self.x);
         Ok(())
+    }
+
+    /// The active-set NLP of the warm start `w` (formulation §4.8, `warm_active_set`): every
+    /// pair's smaller side at `w.x` fixed to zero (`G` on ties; a side that is a sum of
+    /// variables with lower bound 0 through its members), solved from `w` at the small warm
+    /// barrier parameter within `warm_active_set_max_iter` iterations. Returns true, with the
+    /// solution kept, when the NLP succeeds and its solution meets the stop test; otherwise the
+    /// fixed sides are released and nothing is kept.
+    #[allow(clippy::too_many_arguments)]
+    fn active_set_first(
+        &mut self,
+        nlp: &dyn Nlp,
+        comp: &dyn Complementarity,
+        p: &[f64],
+        w: WarmPoint<'_>,
+        st: &HomotopySettings,
+        t0: Instant,
+        steps: &mut Vec<HomotopyStep>,
+        iters: &mut usize,
+    ) -> Result<bool, SolverError> {
+        if comp.eval(w.x, p, &mut self.gv, &mut self.hv).is_err() {
+            return Ok(false);
+        }
+        let [xl, xu, gl, gu, _] = &mut self.viol;
+        nlp.bounds(xl, xu, gl, gu);
+        for i in 0..self.relaxed.n_pairs() {
+            let h = self.gv[i] > self.hv[i];
+            let members = self.relaxed.members_fixable(i, h, xl);
+            self.relaxed.fix[i] = match (h, members) {
+                (false, false) => 1,
+                (true, false) => 2,
+                (false, true) => 4,
+                (true, true) => 8,
+            };
+        }
+        self.relaxed.sigma = st.sigma0;
+        let mut s = st.ipm.clone();
+        s.max_iter = st.warm_active_set_max_iter;
+        s.mu_init = (st.mu_warm_factor * st.sigma0).clamp(1e-9, 1e-3);
+        s.max_wall_time = (st.max_wall_time - t0.elapsed().as_secs_f64())
+            .min(st.ipm.max_wall_time)
+            .max(1e-3);
+        self.ipm.set_settings(s)?;
+        let ts = Instant::now();
+        let status = self.ipm.solve(
+            &self.relaxed.bind_unchecked(nlp, comp),
+            p,
+            IpmStart::Warm {
+                x: w.x,
+                lambda: w.lambda,
+                z_l: w.z_l,
+                z_u: w.z_u,
+            },
+        );
+        self.relaxed.fix.fill(0);
+        let status = status?;
+        *iters += self.ipm.info().iterations;
+        let mut xp = std::mem::take(&mut self.xp);
+        xp.copy_from_slice(self.ipm.solution().x);
+        let (rmin, rprod, neg) = self.residuals(comp, &xp, p);
+        let r_stop = self.stop_of(rmin, rprod);
+        self.xp = xp;
+        steps.push(HomotopyStep {
+            sigma: 0.0,
+            status,
+            iterations: self.ipm.info().iterations,
+            objective: self.ipm.info().objective,
+            comp_residual: rmin,
+            time_s: ts.elapsed().as_secs_f64(),
+            timers: self.ipm.info().timers,
+        });
+        let keep = status.is_success() && r_stop <= st.comp_tol && neg <= st.ipm.tol.max(1e-9);
+        if keep {
+            self.save_solution();
+        }
+        Ok(keep)
     }
 
     /// Fix the active set at the current solution and re-solve. Returns true if kept.

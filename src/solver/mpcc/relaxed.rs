@@ -52,8 +52,14 @@ pub struct RelaxedStructure {
     relaxation: Relaxation,
     /// Current relaxation parameter σ.
     pub sigma: f64,
-    /// Per pair: 0 free, 1 fix G = 0, 2 fix H = 0, 3 fix both (polishing).
+    /// Per pair, bits: 1 fix G = 0, 2 fix H = 0 (3 both: polishing); 4 and 8 fix G (H)
+    /// through its members ([`Complementarity::g_members`]: each member `x_j = 0`, the side's
+    /// row left free) where the side is a row and a sum of variables with lower bound 0; the
+    /// caller sets these bits only where that holds (see [`RelaxedStructure::members_fixable`]).
     pub fix: Vec<u8>,
+    /// Per pair, the members of G and of H (empty unless the side is a row and a sum).
+    g_members: Vec<Vec<usize>>,
+    h_members: Vec<Vec<usize>>,
     m0: usize,
     k: usize,
     g_side: Vec<Side>,
@@ -88,6 +94,17 @@ pub struct RelaxedNlp<'a> {
 }
 
 impl RelaxedStructure {
+    /// Whether side `h` (false: G, true: H) of pair `i` can be fixed through its members: it is
+    /// a row and a sum of variables whose lower bounds in `x_l` (the original NLP's) are 0.
+    pub fn members_fixable(&self, i: usize, h: bool, x_l: &[f64]) -> bool {
+        let m = if h {
+            &self.h_members[i]
+        } else {
+            &self.g_members[i]
+        };
+        !m.is_empty() && m.iter().all(|&j| x_l.get(j) == Some(&0.0))
+    }
+
     /// Number of rows of the original NLP (rows `0..m0` of the relaxed NLP are those rows).
     pub fn original_rows(&self) -> usize {
         self.m0
@@ -233,10 +250,22 @@ impl RelaxedStructure {
             b: vec![0.0; k],
         };
         let dims = Self::dims_of(nlp, comp);
+        let members = |side: &[Side], f: &dyn Fn(usize) -> Vec<usize>| -> Vec<Vec<usize>> {
+            (0..k)
+                .map(|i| match side[i] {
+                    Side::Row(_) => f(i),
+                    Side::Var(_) => Vec::new(),
+                })
+                .collect()
+        };
+        let g_members = members(&g_side, &|i| comp.g_members(i).to_vec());
+        let h_members = members(&h_side, &|i| comp.h_members(i).to_vec());
         Ok(RelaxedStructure {
             relaxation,
             sigma: 1.0,
             fix: vec![0; k],
+            g_members,
+            h_members,
             m0,
             k,
             g_side,
@@ -362,9 +391,9 @@ impl Nlp for RelaxedNlp<'_> {
         self.nlp.bounds(x_l, x_u, &mut g_l[..m0], &mut g_u[..m0]);
         for i in 0..self.s.k {
             let fix = self.s.fix[i];
-            for (side, fixed) in [
-                (self.s.g_side[i], fix & 1 != 0),
-                (self.s.h_side[i], fix & 2 != 0),
+            for (side, fixed, by_members, members) in [
+                (self.s.g_side[i], fix & 1 != 0, fix & 4 != 0, &self.s.g_members[i]),
+                (self.s.h_side[i], fix & 2 != 0, fix & 8 != 0, &self.s.h_members[i]),
             ] {
                 match side {
                     Side::Var(j) => {
@@ -372,6 +401,14 @@ impl Nlp for RelaxedNlp<'_> {
                         if fixed {
                             x_u[j] = 0.0;
                             x_l[j] = 0.0;
+                        }
+                    }
+                    Side::Row(r) if by_members && !members.is_empty() => {
+                        g_l[r] = f64::NEG_INFINITY;
+                        g_u[r] = f64::INFINITY;
+                        for &j in members {
+                            x_l[j] = 0.0;
+                            x_u[j] = 0.0;
                         }
                     }
                     Side::Row(r) => {

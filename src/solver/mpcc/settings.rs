@@ -75,6 +75,15 @@ pub struct HomotopySettings {
     /// of degenerate problems end in restoration failures although the point is as good as
     /// polished. 0 (default) turns it off; needs `polish` other than `never`.
     pub early_polish_residual: f64,
+    /// A warm-started solve ([`super::MpccSolver::solve_warm_into`]) first tries the
+    /// active-set NLP of its start point (a BNLP: every pair's smaller side at the start fixed
+    /// to zero, no relaxation), and runs the homotopy only when that NLP fails or its solution
+    /// misses the stop test (formulation §4.8). A receding-horizon tick whose contact schedule
+    /// is the previous plan's then costs one smooth NLP. Default false.
+    pub warm_active_set: bool,
+    /// IPM iteration limit of that active-set NLP (a schedule that has to change shows as a
+    /// slow or failing solve; the homotopy then takes over). Default 50.
+    pub warm_active_set_max_iter: usize,
     /// Initial barrier parameter of the warm-started subproblems is `mu_warm_factor σ_k`
     /// (clamped to `[1e-9, 1e-3]`).
     pub mu_warm_factor: f64,
@@ -126,6 +135,8 @@ impl Default for HomotopySettings {
             stop_measure: StopMeasure::Min,
             polish: Polish::IfNotConverged,
             early_polish_residual: 0.0,
+            warm_active_set: false,
+            warm_active_set_max_iter: 50,
             mu_warm_factor: 0.1,
             max_wall_time: f64::INFINITY,
             hessian: HessianApproximation::Exact,
@@ -148,11 +159,12 @@ impl Default for HomotopySettings {
 
 impl HomotopySettings {
     /// The most relaxed NLPs one homotopy can record: every step with all its retries, one
-    /// early polishing attempt per solved step, plus the polishing steps.
+    /// early polishing attempt per solved step, plus the polishing steps and the warm
+    /// active-set attempt.
     pub fn max_recorded_steps(&self) -> usize {
         self.max_homotopy_steps
             .saturating_mul(self.step_retries.saturating_add(2))
-            .saturating_add(2)
+            .saturating_add(3)
     }
 
     /// Check the ranges.
@@ -181,6 +193,9 @@ impl HomotopySettings {
                 "step_retries",
                 format!("must be <= 20, got {}", self.step_retries),
             );
+        }
+        if self.warm_active_set_max_iter == 0 {
+            return err("warm_active_set_max_iter", "must be >= 1".into());
         }
         if !(self.comp_tol > 0.0) {
             return err("comp_tol", format!("must be > 0, got {}", self.comp_tol));
