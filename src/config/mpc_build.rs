@@ -75,6 +75,7 @@ impl Problem {
             tracking,
             command_rate_hz,
             accept_comp_residual,
+            active_set_free_intervals,
             actuated,
             effort_limit,
             fallback,
@@ -149,6 +150,8 @@ impl Problem {
             warm_duals: warm_duals.unwrap_or(defaults.warm_duals),
             warm_retries: warm_retries.unwrap_or(defaults.warm_retries),
             accept_comp_residual: accept_comp_residual.unwrap_or(defaults.accept_comp_residual),
+            active_set_free_intervals: active_set_free_intervals
+                .unwrap_or(defaults.active_set_free_intervals),
             actuated,
             effort_limit,
             fallback: fallback.unwrap_or(defaults.fallback),

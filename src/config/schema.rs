@@ -57,6 +57,7 @@ pub struct Config {
 ///   warm_duals: true       # primal-dual warm start (false: primal only)
 ///   warm_retries: 0        # failures in a row warm-started from the last verified plan
 ///   accept_comp_residual: 1.0e-6
+///   active_set_free_intervals: 1   # with solver.warm_active_set: first intervals left relaxed
 ///   actuated: [x]          # coordinate driven by each control (default: from the model)
 ///   effort_limit: 20       # per control, symmetric (default: from the OCP's u bounds)
 ///   fallback: {damping: {kd: 1}}         # or {hold_position: {kp: 10, kd: 1}}
@@ -108,6 +109,10 @@ pub struct MpcSpec {
     pub command_rate_hz: Option<f64>,
     /// Largest `max G·H` of an accepted, not fully converged homotopy.
     pub accept_comp_residual: Option<f64>,
+    /// With `solver.warm_active_set`: control intervals at the start of the horizon whose
+    /// complementarity pairs stay relaxed in the warm active-set NLP (default 1).
+    #[serde(default)]
+    pub active_set_free_intervals: Option<usize>,
     /// Coordinate (by name) driven by each control.
     pub actuated: Option<Vec<String>>,
     /// Symmetric effort limit per control (or one for all).

@@ -140,6 +140,11 @@ impl OwnedSolver {
         self.solver.set_settings(s)
     }
 
+    /// See `MpccSolver::set_active_set_free`.
+    pub fn set_active_set_free(&mut self, free: &[bool]) -> Result<(), SolverError> {
+        self.solver.set_active_set_free(free)
+    }
+
     /// Multipliers of the kept solution (relaxed rows, lower bounds, upper bounds).
     pub fn duals(&self) -> (&[f64], &[f64], &[f64]) {
         self.solver.duals()

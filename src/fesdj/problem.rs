@@ -495,6 +495,15 @@ impl FesdjProblem {
         self.warm_duals = on;
     }
 
+    /// With `solver.warm_active_set`, leave the complementarity pairs of the first `k` control
+    /// intervals relaxed in the warm active-set NLP (§4.8): their contact schedule is the one
+    /// the newly measured state changes, and the shifted plan's guess of it is the least
+    /// reliable. The other pairs keep the shifted plan's active set. Default 0.
+    pub fn set_active_set_free_intervals(&mut self, k: usize) -> Result<(), FesdjError> {
+        let free: Vec<bool> = self.comp_info.iter().map(|c| c.interval < k).collect();
+        Ok(self.solver.set_active_set_free(&free)?)
+    }
+
     /// Save the last solution and its multipliers (e.g. a verified MPC plan), to go back to
     /// with [`FesdjProblem::revert`] after failed solves. No allocation.
     pub fn checkpoint(&mut self) {

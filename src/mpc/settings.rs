@@ -32,6 +32,10 @@ pub struct ControllerSettings {
     /// homotopy stopped with `max_i G_i H_i` (§5.5) above the solver's tolerance yet at most
     /// this (default 1e-6); and every value of it is finite and within the effort limits.
     pub accept_comp_residual: f64,
+    /// With the solver's `warm_active_set`: the complementarity pairs of this many first
+    /// control intervals stay relaxed in the warm start's active-set NLP, so that the measured
+    /// state can change their contact schedule (formulation §4.8; default 1).
+    pub active_set_free_intervals: usize,
     /// Coordinate actuated by each control input (for the fallback law; length `n_u`).
     pub actuated: Vec<usize>,
     /// Symmetric effort limit of each control input (length `n_u`; empty = unlimited).
@@ -69,6 +73,7 @@ impl Default for ControllerSettings {
             warm_duals: true,
             warm_retries: 0,
             accept_comp_residual: 1e-6,
+            active_set_free_intervals: 1,
             actuated: Vec::new(),
             effort_limit: Vec::new(),
             fallback: Fallback::default(),

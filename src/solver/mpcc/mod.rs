@@ -132,6 +132,10 @@ pub struct MpccSolver {
     xs: Vec<f64>,
     xp: Vec<f64>,
     steps: Vec<HomotopyStep>,
+    /// Pairs left relaxed (at σ₀) in the warm active-set NLP instead of fixed.
+    as_free: Vec<bool>,
+    /// Start point of the second active-set NLP (x, λ, z_L, z_U; sized once).
+    as_start: [Vec<f64>; 4],
     /// Scratch of `original_violation`: x_L, x_U, g_L, g_U, g of the original NLP.
     viol: [Vec<f64>; 5],
 }
@@ -160,6 +164,8 @@ impl MpccSolver {
             xs: vec![0.0; n],
             xp: vec![0.0; n],
             steps: Vec::with_capacity(settings.max_recorded_steps()),
+            as_free: vec![false; k],
+            as_start: [vec![0.0; n], vec![0.0; m], vec![0.0; n], vec![0.0; n]],
             viol: [
                 vec![0.0; nlp.n()],
                 vec![0.0; nlp.n()],
@@ -188,6 +194,15 @@ impl MpccSolver {
             });
         }
         self.settings = settings;
+        Ok(())
+    }
+
+    /// Which pairs the warm active-set NLP (`warm_active_set`) leaves relaxed at σ₀ instead
+    /// of fixing a side (e.g. those of an MPC's first control interval, whose contact schedule
+    /// the newly measured state decides). One flag per pair; default none.
+    pub fn set_active_set_free(&mut self, free: &[bool]) -> Result<(), SolverError> {
+        SolverError::check_dim("active-set free pairs", self.as_free.len(), free.len())?;
+        self.as_free.copy_from_slice(free);
         Ok(())
     }
 
@@ -383,8 +398,9 @@ impl MpccSolver {
         // The active-set attempt is recorded as a step of σ = 0 but is not a homotopy step.
         let mut extra_steps = 0usize;
         if let (First::Warm(w), true) = (first, st.warm_active_set) {
-            extra_steps = 1;
-            if self.active_set_first(nlp, comp, p, w, st, t0, steps, &mut iters)? {
+            let met = self.active_set_first(nlp, comp, p, w, st, t0, steps, &mut iters)?;
+            extra_steps = steps.len();
+            if met {
                 have_solution = true;
                 converged = true;
                 last_status = Status::Solved;
@@ -549,10 +565,12 @@ impl MpccSolver {
 
     /// The active-set NLP of the warm start `w` (formulation §4.8, `warm_active_set`): every
     /// pair's smaller side at `w.x` fixed to zero (`G` on ties; a side that is a sum of
-    /// variables with lower bound 0 through its members), solved from `w` at the small warm
-    /// barrier parameter within `warm_active_set_max_iter` iterations. Returns true, with the
-    /// solution kept, when the NLP succeeds and its solution meets the stop test; otherwise the
-    /// fixed sides are released and nothing is kept.
+    /// variables with lower bound 0 through its members), except the pairs of
+    /// [`MpccSolver::set_active_set_free`], which stay relaxed at σ₀; solved from `w` at the small
+    /// warm barrier parameter within `warm_active_set_max_iter` iterations. When pairs were
+    /// left relaxed, a second such NLP fixes every pair at the first one's solution. Returns
+    /// true, with the solution kept, when the last NLP succeeds and its solution meets the stop
+    /// test; otherwise the fixed sides are released and nothing is kept.
     #[allow(clippy::too_many_arguments)]
     fn active_set_first(
         &mut self,
@@ -565,12 +583,78 @@ impl MpccSolver {
         steps: &mut Vec<HomotopyStep>,
         iters: &mut usize,
     ) -> Result<bool, SolverError> {
-        if comp.eval(w.x, p, &mut self.gv, &mut self.hv).is_err() {
+        let any_free = self.as_free.iter().any(|&f| f);
+        let start = IpmStart::Warm {
+            x: w.x,
+            lambda: w.lambda,
+            z_l: w.z_l,
+            z_u: w.z_u,
+        };
+        let Some(met) = self.active_set_nlp(nlp, comp, p, start, any_free, st, t0, steps, iters)?
+        else {
             return Ok(false);
+        };
+        if met {
+            return Ok(true);
+        }
+        if !any_free {
+            return Ok(false);
+        }
+        let mut start = std::mem::take(&mut self.as_start);
+        for (d, s) in start.iter_mut().zip([&self.x, &self.lam, &self.zl, &self.zu]) {
+            d.copy_from_slice(s);
+        }
+        let [x, l, a, b] = &start;
+        let r = self.active_set_nlp(
+            nlp,
+            comp,
+            p,
+            IpmStart::Warm {
+                x,
+                lambda: l,
+                z_l: a,
+                z_u: b,
+            },
+            false,
+            st,
+            t0,
+            steps,
+            iters,
+        );
+        self.as_start = start;
+        Ok(r? == Some(true))
+    }
+
+    /// One active-set NLP of [`MpccSolver::active_set_first`] from `start` (`free`: leave the
+    /// pairs of `as_free` relaxed). `None` when it failed; `Some(met)` when it succeeded (its
+    /// solution saved), `met` whether that solution meets the stop test.
+    #[allow(clippy::too_many_arguments)]
+    fn active_set_nlp(
+        &mut self,
+        nlp: &dyn Nlp,
+        comp: &dyn Complementarity,
+        p: &[f64],
+        start: IpmStart<'_>,
+        free: bool,
+        st: &HomotopySettings,
+        t0: Instant,
+        steps: &mut Vec<HomotopyStep>,
+        iters: &mut usize,
+    ) -> Result<Option<bool>, SolverError> {
+        let x0 = match start {
+            IpmStart::Warm { x, .. } | IpmStart::Primal(x) => x,
+            IpmStart::Initial => return Ok(None),
+        };
+        if comp.eval(x0, p, &mut self.gv, &mut self.hv).is_err() {
+            return Ok(None);
         }
         let [xl, xu, gl, gu, _] = &mut self.viol;
         nlp.bounds(xl, xu, gl, gu);
         for i in 0..self.relaxed.n_pairs() {
+            if free && self.as_free[i] {
+                self.relaxed.fix[i] = 0;
+                continue;
+            }
             let h = self.gv[i] > self.hv[i];
             let members = self.relaxed.members_fixable(i, h, xl);
             self.relaxed.fix[i] = match (h, members) {
@@ -589,16 +673,9 @@ impl MpccSolver {
             .max(1e-3);
         self.ipm.set_settings(s)?;
         let ts = Instant::now();
-        let status = self.ipm.solve(
-            &self.relaxed.bind_unchecked(nlp, comp),
-            p,
-            IpmStart::Warm {
-                x: w.x,
-                lambda: w.lambda,
-                z_l: w.z_l,
-                z_u: w.z_u,
-            },
-        );
+        let status = self
+            .ipm
+            .solve(&self.relaxed.bind_unchecked(nlp, comp), p, start);
         self.relaxed.fix.fill(0);
         let status = status?;
         *iters += self.ipm.info().iterations;
@@ -616,11 +693,11 @@ impl MpccSolver {
             time_s: ts.elapsed().as_secs_f64(),
             timers: self.ipm.info().timers,
         });
-        let keep = status.is_success() && r_stop <= st.comp_tol && neg <= st.ipm.tol.max(1e-9);
-        if keep {
-            self.save_solution();
+        if !(status.is_success() && neg <= st.ipm.tol.max(1e-9)) {
+            return Ok(None);
         }
-        Ok(keep)
+        self.save_solution();
+        Ok(Some(r_stop <= st.comp_tol))
     }
 
     /// Fix the active set at the current solution and re-solve. Returns true if kept.
