@@ -76,6 +76,7 @@ impl Problem {
             command_rate_hz,
             accept_comp_residual,
             active_set_free_intervals,
+            active_set_free_last_intervals,
             actuated,
             effort_limit,
             fallback,
@@ -152,6 +153,8 @@ impl Problem {
             accept_comp_residual: accept_comp_residual.unwrap_or(defaults.accept_comp_residual),
             active_set_free_intervals: active_set_free_intervals
                 .unwrap_or(defaults.active_set_free_intervals),
+            active_set_free_last_intervals: active_set_free_last_intervals
+                .unwrap_or(defaults.active_set_free_last_intervals),
             actuated,
             effort_limit,
             fallback: fallback.unwrap_or(defaults.fallback),

@@ -58,6 +58,7 @@ pub struct Config {
 ///   warm_retries: 0        # failures in a row warm-started from the last verified plan
 ///   accept_comp_residual: 1.0e-6
 ///   active_set_free_intervals: 1   # with solver.warm_active_set: first intervals left relaxed
+///   active_set_free_last_intervals: 1   # … and last intervals
 ///   actuated: [x]          # coordinate driven by each control (default: from the model)
 ///   effort_limit: 20       # per control, symmetric (default: from the OCP's u bounds)
 ///   fallback: {damping: {kd: 1}}         # or {hold_position: {kp: 10, kd: 1}}
@@ -113,6 +114,10 @@ pub struct MpcSpec {
     /// complementarity pairs stay relaxed in the warm active-set NLP (default 1).
     #[serde(default)]
     pub active_set_free_intervals: Option<usize>,
+    /// With `solver.warm_active_set`: control intervals at the end of the horizon whose pairs
+    /// stay relaxed (default 1).
+    #[serde(default)]
+    pub active_set_free_last_intervals: Option<usize>,
     /// Coordinate (by name) driven by each control.
     pub actuated: Option<Vec<String>>,
     /// Symmetric effort limit per control (or one for all).

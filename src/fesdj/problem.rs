@@ -495,12 +495,22 @@ impl FesdjProblem {
         self.warm_duals = on;
     }
 
-    /// With `solver.warm_active_set`, leave the complementarity pairs of the first `k` control
-    /// intervals relaxed in the warm active-set NLP (§4.8): their contact schedule is the one
-    /// the newly measured state changes, and the shifted plan's guess of it is the least
-    /// reliable. The other pairs keep the shifted plan's active set. Default 0.
-    pub fn set_active_set_free_intervals(&mut self, k: usize) -> Result<(), FesdjError> {
-        let free: Vec<bool> = self.comp_info.iter().map(|c| c.interval < k).collect();
+    /// With `solver.warm_active_set`, leave the complementarity pairs of the first `first` and
+    /// the last `last` control intervals relaxed in the warm active-set NLP (§4.8): the newly
+    /// measured state decides the schedule at the start, and at the end the plan may add a
+    /// contact change that the shifted plan does not have (without it, the active set of the
+    /// first plan would be kept for good). The other pairs keep the shifted plan's active set.
+    pub fn set_active_set_free_intervals(
+        &mut self,
+        first: usize,
+        last: usize,
+    ) -> Result<(), FesdjError> {
+        let n = self.layout.n_intervals();
+        let free: Vec<bool> = self
+            .comp_info
+            .iter()
+            .map(|c| c.interval < first || c.interval + last >= n)
+            .collect();
         Ok(self.solver.set_active_set_free(&free)?)
     }
 

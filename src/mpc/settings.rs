@@ -36,6 +36,10 @@ pub struct ControllerSettings {
     /// control intervals stay relaxed in the warm start's active-set NLP, so that the measured
     /// state can change their contact schedule (formulation §4.8; default 1).
     pub active_set_free_intervals: usize,
+    /// With `warm_active_set`: the pairs of this many last control intervals stay relaxed too,
+    /// so that a plan can add a contact change at the horizon's end (default 1; 0 keeps the
+    /// schedule of the first plan as long as the active-set NLPs succeed).
+    pub active_set_free_last_intervals: usize,
     /// Coordinate actuated by each control input (for the fallback law; length `n_u`).
     pub actuated: Vec<usize>,
     /// Symmetric effort limit of each control input (length `n_u`; empty = unlimited).
@@ -74,6 +78,7 @@ impl Default for ControllerSettings {
             warm_retries: 0,
             accept_comp_residual: 1e-6,
             active_set_free_intervals: 1,
+            active_set_free_last_intervals: 1,
             actuated: Vec::new(),
             effort_limit: Vec::new(),
             fallback: Fallback::default(),

@@ -216,3 +216,60 @@ fn without_a_fresh_state_the_fallback_law_ignores_the_stale_velocity() {
     let u = ctrl.stale_command().unwrap()[0];
     assert!((u - 10.0 * (0.1 - 0.15)).abs() < 1e-12, "{u}");
 }
+
+/// The block run of `block_reaches_the_target_and_stops` with the solver's `warm_active_set`
+/// on or off (formulation §4.8).
+fn block_run(active_set: bool) -> fesdj_mpc::mpc::ClosedLoopLog {
+    let mut p = problem();
+    let mut s = p.solver_settings().clone();
+    s.warm_active_set = active_set;
+    p.set_solver_settings(s).expect("settings");
+    let mut ctrl = fesdj_mpc::mpc::Controller::new(p, 1, 1, settings()).expect("controller");
+    let mut sim = plant();
+    run_closed_loop(
+        &mut ctrl,
+        &mut sim,
+        &[0.0, 0.0, 0.0, 0.0],
+        &ClosedLoopOptions {
+            steps: 30,
+            budget_s: 5.0,
+            noise_std: Vec::new(),
+            seed: 1,
+        },
+    )
+    .expect("closed loop")
+}
+
+#[test]
+fn warm_active_set_reaches_the_target_in_fewer_iterations() {
+    let _turn = crate::support::serial::file(module_path!());
+    let (on, off) = (block_run(true), block_run(false));
+    let warm_iterations = |log: &fesdj_mpc::mpc::ClosedLoopLog| -> usize {
+        log.ticks[1..].iter().map(|t| t.nlp_iterations).sum()
+    };
+    // Ticks whose solve ended in the active-set NLP (recorded at σ = 0, no homotopy step).
+    let by_active_set = on
+        .ticks
+        .iter()
+        .filter(|t| {
+            !t.homotopy.is_empty()
+                && t.homotopy.iter().all(|s| s.sigma == 0.0)
+                && t.homotopy.last().is_some_and(|s| s.status.is_success())
+        })
+        .count();
+    eprintln!(
+        "warm IPM iterations: active set {} (ticks ended by it: {by_active_set} of {}), homotopy {}",
+        warm_iterations(&on),
+        on.ticks.len(),
+        warm_iterations(&off)
+    );
+    for log in [&on, &off] {
+        let x = &log.final_state;
+        assert!((x[0] - TARGET).abs() < 0.02, "x = {}", x[0]);
+        assert!(x[2].abs() < 0.05, "vx = {}", x[2]);
+        let c = log.summary.counters;
+        assert!(c.verified as f64 >= 0.9 * c.solves as f64, "{c:?}");
+    }
+    assert!(by_active_set * 2 >= on.ticks.len(), "{by_active_set} ticks");
+    assert!(warm_iterations(&on) < warm_iterations(&off));
+}

@@ -134,8 +134,10 @@ pub struct MpccSolver {
     steps: Vec<HomotopyStep>,
     /// Pairs left relaxed (at σ₀) in the warm active-set NLP instead of fixed.
     as_free: Vec<bool>,
-    /// Start point of the second active-set NLP (x, λ, z_L, z_U; sized once).
+    /// Start point of the later active-set NLPs (x, λ, z_L, z_U; sized once).
     as_start: [Vec<f64>; 4],
+    /// Pairs relaxed in the active-set NLP being solved (sized once).
+    as_mask: Vec<bool>,
     /// Scratch of `original_violation`: x_L, x_U, g_L, g_U, g of the original NLP.
     viol: [Vec<f64>; 5],
 }
@@ -165,6 +167,7 @@ impl MpccSolver {
             xp: vec![0.0; n],
             steps: Vec::with_capacity(settings.max_recorded_steps()),
             as_free: vec![false; k],
+            as_mask: vec![false; k],
             as_start: [vec![0.0; n], vec![0.0; m], vec![0.0; n], vec![0.0; n]],
             viol: [
                 vec![0.0; nlp.n()],
@@ -568,9 +571,10 @@ impl MpccSolver {
     /// variables with lower bound 0 through its members), except the pairs of
     /// [`MpccSolver::set_active_set_free`], which stay relaxed at σ₀; solved from `w` at the small
     /// warm barrier parameter within `warm_active_set_max_iter` iterations. When pairs were
-    /// left relaxed, a second such NLP fixes every pair at the first one's solution. Returns
-    /// true, with the solution kept, when the last NLP succeeds and its solution meets the stop
-    /// test; otherwise the fixed sides are released and nothing is kept.
+    /// left relaxed, a second NLP fixes every pair at the first one's solution if the stop
+    /// test needs it. Returns true, with the solution kept, when the last NLP succeeds and its
+    /// solution meets the stop test; otherwise the fixed sides are released and nothing is
+    /// kept.
     #[allow(clippy::too_many_arguments)]
     fn active_set_first(
         &mut self,
@@ -583,23 +587,42 @@ impl MpccSolver {
         steps: &mut Vec<HomotopyStep>,
         iters: &mut usize,
     ) -> Result<bool, SolverError> {
-        let any_free = self.as_free.iter().any(|&f| f);
+        let mut mask = std::mem::take(&mut self.as_mask);
+        mask.copy_from_slice(&self.as_free);
         let start = IpmStart::Warm {
             x: w.x,
             lambda: w.lambda,
             z_l: w.z_l,
             z_u: w.z_u,
         };
-        let Some(met) = self.active_set_nlp(nlp, comp, p, start, any_free, st, t0, steps, iters)?
-        else {
+        let r = self.active_set_nlp(nlp, comp, p, start, &mask, st, t0, steps, iters);
+        let Some(mut met) = r? else {
+            self.as_mask = mask;
             return Ok(false);
         };
-        if met {
-            return Ok(true);
+        let relaxed = mask.iter().any(|&f| f);
+        if !met && relaxed {
+            mask.fill(false);
+            met = self.active_set_from_solution(nlp, comp, p, &mask, st, t0, steps, iters)?
+                == Some(true);
         }
-        if !any_free {
-            return Ok(false);
-        }
+        self.as_mask = mask;
+        Ok(met)
+    }
+
+    /// [`MpccSolver::active_set_nlp`] started from the kept solution.
+    #[allow(clippy::too_many_arguments)]
+    fn active_set_from_solution(
+        &mut self,
+        nlp: &dyn Nlp,
+        comp: &dyn Complementarity,
+        p: &[f64],
+        mask: &[bool],
+        st: &HomotopySettings,
+        t0: Instant,
+        steps: &mut Vec<HomotopyStep>,
+        iters: &mut usize,
+    ) -> Result<Option<bool>, SolverError> {
         let mut start = std::mem::take(&mut self.as_start);
         for (d, s) in start.iter_mut().zip([&self.x, &self.lam, &self.zl, &self.zu]) {
             d.copy_from_slice(s);
@@ -615,19 +638,19 @@ impl MpccSolver {
                 z_l: a,
                 z_u: b,
             },
-            false,
+            mask,
             st,
             t0,
             steps,
             iters,
         );
         self.as_start = start;
-        Ok(r? == Some(true))
+        r
     }
 
-    /// One active-set NLP of [`MpccSolver::active_set_first`] from `start` (`free`: leave the
-    /// pairs of `as_free` relaxed). `None` when it failed; `Some(met)` when it succeeded (its
-    /// solution saved), `met` whether that solution meets the stop test.
+    /// One active-set NLP of [`MpccSolver::active_set_first`] from `start`, the pairs of `free`
+    /// relaxed at σ₀. `None` when it failed; `Some(met)` when it succeeded (its solution saved,
+    /// its `G`, `H` in `gv`, `hv`), `met` whether that solution meets the stop test.
     #[allow(clippy::too_many_arguments)]
     fn active_set_nlp(
         &mut self,
@@ -635,7 +658,7 @@ impl MpccSolver {
         comp: &dyn Complementarity,
         p: &[f64],
         start: IpmStart<'_>,
-        free: bool,
+        free: &[bool],
         st: &HomotopySettings,
         t0: Instant,
         steps: &mut Vec<HomotopyStep>,
@@ -651,7 +674,7 @@ impl MpccSolver {
         let [xl, xu, gl, gu, _] = &mut self.viol;
         nlp.bounds(xl, xu, gl, gu);
         for i in 0..self.relaxed.n_pairs() {
-            if free && self.as_free[i] {
+            if free[i] {
                 self.relaxed.fix[i] = 0;
                 continue;
             }
