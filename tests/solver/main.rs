@@ -15,6 +15,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod best_acceptable;
 mod hs;
 mod ipopt_baseline;
 mod macmpec;

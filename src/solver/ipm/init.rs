@@ -557,7 +557,7 @@ impl Ipm {
     }
 
     /// Unscaled outputs and final statistics.
-    pub(super) fn finish(&mut self, _nlp: &dyn Nlp, _p: &[f64]) {
+    pub(super) fn finish(&mut self) {
         let df = self.obj_scale;
         let mut viol = 0.0f64;
         for i in 0..self.m {

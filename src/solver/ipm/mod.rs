@@ -28,7 +28,7 @@ use super::nlp::{validate_nlp, Nlp};
 use super::settings::Settings;
 use super::status::{Info, Status};
 use linesearch::Outcome;
-use state::{AdaptiveState, Hook, Restoration};
+use state::{AdaptiveState, Hook, Restoration, Snapshot};
 use std::io::Write;
 use std::time::Instant;
 
@@ -157,6 +157,7 @@ impl Ipm {
             log,
             log_prefix: "",
             start_time: Instant::now(),
+            best: Snapshot::new(n, m, jp.nnz()),
             settings,
         })
     }
@@ -207,6 +208,73 @@ impl Ipm {
             z_u: &self.out_zu,
             objective: self.info.objective,
         }
+    }
+
+    /// The best iterate of the last solve that met the acceptable tolerances
+    /// (`acceptable_tol`, `acceptable_constr_viol_tol`; least scaled KKT error, iterates of the
+    /// restoration phase not counted), whatever the solve's status: its primal point and its
+    /// scaled KKT error. `None` when no iterate met them.
+    ///
+    /// A solve that breaks down (restoration failure, numerical error, …) after such an
+    /// iterate returns the point where it broke down; near the solution of a degenerate NLP
+    /// (an MPCC's relaxation at tiny σ) the last steps stall at rounding level and end in a
+    /// restoration phase that cannot improve on a point the solver had already reached. The
+    /// caller may judge that point by its own test and take it ([`Ipm::use_best_acceptable`]).
+    pub fn best_acceptable(&self) -> Option<(&[f64], f64)> {
+        self.best
+            .valid
+            .then_some((self.best.x.as_slice(), self.best.error))
+    }
+
+    /// Make the iterate of [`Ipm::best_acceptable`] the solution of the last solve
+    /// ([`Ipm::solution`] and the final measures of [`Ipm::info`]; the counts and timers stay
+    /// those of the solve). Returns false, changing nothing, when there is none.
+    pub fn use_best_acceptable(&mut self) -> bool {
+        if !self.best.valid {
+            return false;
+        }
+        let b = &self.best;
+        self.f = b.f;
+        self.mu = b.mu;
+        self.x.copy_from_slice(&b.x);
+        self.s.copy_from_slice(&b.s);
+        self.y.copy_from_slice(&b.y);
+        self.zl.copy_from_slice(&b.zl);
+        self.zu.copy_from_slice(&b.zu);
+        self.vl.copy_from_slice(&b.vl);
+        self.vu.copy_from_slice(&b.vu);
+        self.g.copy_from_slice(&b.g);
+        self.grad.copy_from_slice(&b.grad);
+        self.jac.copy_from_slice(&b.jac);
+        self.finish();
+        if let Some(w) = self.log.as_mut() {
+            let _ = writeln!(
+                w,
+                "{}using iterate {} (acceptable, KKT error {:.2e}): objective {:.10e}",
+                self.log_prefix, self.best.iter, self.best.error, self.info.objective
+            );
+        }
+        true
+    }
+
+    /// Keep the current iterate as the best acceptable one.
+    fn keep_best(&mut self, iter: usize, error: f64) {
+        let b = &mut self.best;
+        b.valid = true;
+        b.error = error;
+        b.iter = iter;
+        b.f = self.f;
+        b.mu = self.mu;
+        b.x.copy_from_slice(&self.x);
+        b.s.copy_from_slice(&self.s);
+        b.y.copy_from_slice(&self.y);
+        b.zl.copy_from_slice(&self.zl);
+        b.zu.copy_from_slice(&self.zu);
+        b.vl.copy_from_slice(&self.vl);
+        b.vu.copy_from_slice(&self.vu);
+        b.g.copy_from_slice(&self.g);
+        b.grad.copy_from_slice(&self.grad);
+        b.jac.copy_from_slice(&self.jac);
     }
 
     /// Solve `nlp` (which must have the structure the solver was built for) with parameters `p`.
@@ -260,8 +328,10 @@ impl Ipm {
         self.start_time = Instant::now();
         self.info.reset();
         self.fact_start = self.kkt.factorizations;
+        self.best.valid = false;
+        self.best.error = f64::INFINITY;
         let status = self.run(nlp, p, start, &mut hook);
-        self.finish(nlp, p);
+        self.finish();
         self.info.timers.total = self.start_time.elapsed().as_secs_f64();
         if let Some(w) = self.log.as_mut() {
             let _ = writeln!(
@@ -314,6 +384,9 @@ impl Ipm {
             }
             if e0 <= self.settings.acceptable_tol && pr <= self.settings.acceptable_constr_viol_tol
             {
+                if !self.is_restoration && e0 < self.best.error {
+                    self.keep_best(iter, e0);
+                }
                 acceptable_count += 1;
                 if acceptable_count >= self.settings.acceptable_iter {
                     return Status::Acceptable;

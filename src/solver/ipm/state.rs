@@ -127,6 +127,55 @@ pub struct Ipm {
     pub(super) log: Option<Box<dyn Write + Send>>,
     pub(super) log_prefix: &'static str,
     pub(super) start_time: Instant,
+    /// The best iterate of the last solve that met the acceptable tolerances
+    /// ([`Ipm::best_acceptable`]).
+    pub(super) best: Snapshot,
+}
+
+/// An iterate kept by a solve ([`Ipm`]'s `best`): the point, its multipliers and the values
+/// and derivatives that `finish` reads, so that it can be made the solution after the solve
+/// ([`Ipm::use_best_acceptable`]).
+pub(crate) struct Snapshot {
+    pub(super) valid: bool,
+    /// Scaled KKT error of the kept point.
+    pub(super) error: f64,
+    /// Iteration of the kept point.
+    pub(super) iter: usize,
+    pub(super) f: f64,
+    pub(super) mu: f64,
+    pub(super) x: Vec<f64>,
+    pub(super) s: Vec<f64>,
+    pub(super) y: Vec<f64>,
+    pub(super) zl: Vec<f64>,
+    pub(super) zu: Vec<f64>,
+    pub(super) vl: Vec<f64>,
+    pub(super) vu: Vec<f64>,
+    pub(super) g: Vec<f64>,
+    pub(super) grad: Vec<f64>,
+    pub(super) jac: Vec<f64>,
+}
+
+impl Snapshot {
+    pub(super) fn new(n: usize, m: usize, nnz_j: usize) -> Snapshot {
+        let v = |k: usize| vec![0.0; k];
+        Snapshot {
+            valid: false,
+            error: f64::INFINITY,
+            iter: 0,
+            f: 0.0,
+            mu: 0.0,
+            x: v(n),
+            s: v(m),
+            y: v(m),
+            zl: v(n),
+            zu: v(n),
+            vl: v(m),
+            vu: v(m),
+            g: v(m),
+            grad: v(n),
+            jac: v(nnz_j),
+        }
+    }
 }
 
 /// State of the adaptive barrier strategy.

@@ -277,6 +277,56 @@ impl MpccSolver {
         }
     }
 
+    /// The status of a relaxed (or polishing) NLP whose IPM solve ended with `status`. When the
+    /// solve broke down (restoration failure, numerical error, local infeasibility, divergence,
+    /// a failed evaluation; not a budget limit) after an iterate that met the IPM's acceptable
+    /// tolerances, and the best such iterate ([`Ipm::best_acceptable`]) meets the homotopy's
+    /// stop test (`comp_tol`), that iterate becomes the IPM's solution and the NLP counts as
+    /// `Acceptable`: the homotopy ends there (or the polishing step is judged on it). Otherwise
+    /// `status` is kept, and with it the handling of a failed step (the homotopy goes on from
+    /// the last solved point).
+    ///
+    /// At σ ≤ 1e-10 and in the polishing NLP of degenerate MPCCs the IPM reaches primal and
+    /// dual infeasibility ~1e-11, then a step leaves the dual infeasibility ~1e-1 and a
+    /// restoration phase ends in failure (docs/nosbench.md). Taking the best acceptable
+    /// iterate whatever its complementarity residual (commit 02d8260, reverted) also ends
+    /// failed steps early in the homotopy (σ = 1e-2) or while the residual is stuck; the
+    /// homotopy then follows another path than from the last solved point, and two FESD-J
+    /// tests end on other local solutions. With the stop test the rescue only ends a homotopy
+    /// that has converged.
+    fn best_acceptable_if_stop(
+        &mut self,
+        status: Status,
+        comp: &dyn Complementarity,
+        p: &[f64],
+    ) -> Status {
+        let breakdown = matches!(
+            status,
+            Status::RestorationFailed
+                | Status::NumericalError
+                | Status::Infeasible
+                | Status::Diverging
+                | Status::EvaluationError
+        );
+        if !breakdown {
+            return status;
+        }
+        let mut xs = std::mem::take(&mut self.xs);
+        let r = match self.ipm.best_acceptable() {
+            Some((x, _)) => {
+                xs.copy_from_slice(x);
+                self.stop_measure(comp, &xs, p)
+            }
+            None => f64::INFINITY,
+        };
+        self.xs = xs;
+        if r <= self.settings.comp_tol && self.ipm.use_best_acceptable() {
+            Status::Acceptable
+        } else {
+            status
+        }
+    }
+
     fn save_solution(&mut self) {
         let s = self.ipm.solution();
         self.x.copy_from_slice(s.x);
@@ -472,6 +522,7 @@ impl MpccSolver {
                 self.zu = b;
                 r?
             };
+            let status = self.best_acceptable_if_stop(status, comp, p);
             iters += self.ipm.info().iterations;
             last_status = status;
             let ok = status.is_success();
@@ -767,7 +818,7 @@ impl MpccSolver {
             },
         );
         self.xs = xs;
-        let status = solved?;
+        let status = self.best_acceptable_if_stop(solved?, comp, p);
         *iters += self.ipm.info().iterations;
         let mut xp = std::mem::take(&mut self.xp);
         xp.copy_from_slice(self.ipm.solution().x);
