@@ -15,13 +15,13 @@
 //! the first branch is infeasible, the active-set NLP fails and the homotopy finds the second
 //! (a = b = 0.3, f = 1).
 
+use fesdj_mpc::ad::Scalar;
 use fesdj_mpc::ad::{Function, Sx};
 use fesdj_mpc::solver::ad_nlp::{from_scalar_problem, AdComplementarity};
 use fesdj_mpc::solver::dense::ScalarProblem;
 use fesdj_mpc::solver::{
     Complementarity, HomotopySettings, MpccResult, MpccSolver, Nlp, Status, WarmPoint,
 };
-use fesdj_mpc::ad::Scalar;
 
 struct SumPair;
 
@@ -71,13 +71,13 @@ fn settings(active_set: bool) -> HomotopySettings {
 }
 
 /// Cold solve at (0.3, 0), then a warm solve from its primal-dual solution at `p_new`.
-fn warm_after_cold(
-    active_set: bool,
-    free: bool,
-    p_new: [f64; 2],
-) -> (MpccResult, MpccResult) {
+fn warm_after_cold(active_set: bool, free: bool, p_new: [f64; 2]) -> (MpccResult, MpccResult) {
     let (nlp, comp) = problem();
-    assert_eq!(comp.g_members(0), &[0, 1], "G = a + b is recognised as a sum");
+    assert_eq!(
+        comp.g_members(0),
+        &[0, 1],
+        "G = a + b is recognised as a sum"
+    );
     assert!(comp.h_members(0).is_empty());
     let mut solver = MpccSolver::new(nlp.as_ref(), &comp, settings(active_set)).expect("solver");
     if free {
@@ -120,9 +120,17 @@ fn warm_after_cold(
 fn the_active_set_of_the_warm_start_solves_in_one_nlp() {
     let (cold, warm) = warm_after_cold(true, false, [0.4, 0.0]);
     assert_eq!(cold.status, Status::Solved);
-    assert!((cold.objective - 0.18).abs() < 1e-8, "f = {}", cold.objective);
+    assert!(
+        (cold.objective - 0.18).abs() < 1e-8,
+        "f = {}",
+        cold.objective
+    );
     assert_eq!(warm.status, Status::Solved);
-    assert!((warm.objective - 0.32).abs() < 1e-8, "f = {}", warm.objective);
+    assert!(
+        (warm.objective - 0.32).abs() < 1e-8,
+        "f = {}",
+        warm.objective
+    );
     // One active-set NLP (recorded at σ = 0), no relaxed NLP of the homotopy.
     assert_eq!(warm.steps.len(), 1);
     assert_eq!(warm.steps[0].sigma, 0.0);
@@ -138,7 +146,11 @@ fn the_active_set_of_the_warm_start_solves_in_one_nlp() {
 fn without_it_the_warm_start_runs_the_homotopy() {
     let (_, warm) = warm_after_cold(false, false, [0.4, 0.0]);
     assert_eq!(warm.status, Status::Solved);
-    assert!((warm.objective - 0.32).abs() < 1e-6, "f = {}", warm.objective);
+    assert!(
+        (warm.objective - 0.32).abs() < 1e-6,
+        "f = {}",
+        warm.objective
+    );
     assert!(warm.homotopy_steps >= 1);
     assert!(warm.steps.iter().all(|s| s.sigma > 0.0));
 }
@@ -148,10 +160,18 @@ fn an_infeasible_active_set_falls_back_to_the_homotopy() {
     let (_, warm) = warm_after_cold(true, false, [0.3, 0.5]);
     // The active-set NLP (a = b = 0 against a + b ≥ 0.5) fails; the homotopy solves.
     assert_eq!(warm.steps[0].sigma, 0.0);
-    assert!(!warm.steps[0].status.is_success(), "{:?}", warm.steps[0].status);
+    assert!(
+        !warm.steps[0].status.is_success(),
+        "{:?}",
+        warm.steps[0].status
+    );
     assert!(warm.homotopy_steps >= 1);
     assert_eq!(warm.status, Status::Solved);
-    assert!((warm.objective - 1.0).abs() < 1e-6, "f = {}", warm.objective);
+    assert!(
+        (warm.objective - 1.0).abs() < 1e-6,
+        "f = {}",
+        warm.objective
+    );
     assert!((warm.x[0] - 0.3).abs() < 1e-6 && (warm.x[1] - 0.3).abs() < 1e-6);
     assert!(warm.x[2].abs() < 1e-6);
 }
@@ -166,7 +186,11 @@ fn a_pair_left_free_is_relaxed_then_fixed() {
     assert!(warm.steps[0].comp_residual > 1e-9);
     assert_eq!(warm.status, Status::Solved);
     assert_eq!(warm.homotopy_steps, 0);
-    assert!((warm.objective - 0.32).abs() < 1e-8, "f = {}", warm.objective);
+    assert!(
+        (warm.objective - 0.32).abs() < 1e-8,
+        "f = {}",
+        warm.objective
+    );
     assert_eq!(warm.comp_residual, 0.0);
 }
 

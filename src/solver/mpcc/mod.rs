@@ -675,7 +675,10 @@ impl MpccSolver {
         iters: &mut usize,
     ) -> Result<Option<bool>, SolverError> {
         let mut start = std::mem::take(&mut self.as_start);
-        for (d, s) in start.iter_mut().zip([&self.x, &self.lam, &self.zl, &self.zu]) {
+        for (d, s) in start
+            .iter_mut()
+            .zip([&self.x, &self.lam, &self.zl, &self.zu])
+        {
             d.copy_from_slice(s);
         }
         let [x, l, a, b] = &start;

@@ -392,8 +392,18 @@ impl Nlp for RelaxedNlp<'_> {
         for i in 0..self.s.k {
             let fix = self.s.fix[i];
             for (side, fixed, by_members, members) in [
-                (self.s.g_side[i], fix & 1 != 0, fix & 4 != 0, &self.s.g_members[i]),
-                (self.s.h_side[i], fix & 2 != 0, fix & 8 != 0, &self.s.h_members[i]),
+                (
+                    self.s.g_side[i],
+                    fix & 1 != 0,
+                    fix & 4 != 0,
+                    &self.s.g_members[i],
+                ),
+                (
+                    self.s.h_side[i],
+                    fix & 2 != 0,
+                    fix & 8 != 0,
+                    &self.s.h_members[i],
+                ),
             ] {
                 match side {
                     Side::Var(j) => {
