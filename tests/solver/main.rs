@@ -21,3 +21,4 @@ mod macmpec;
 mod nosbench;
 mod solver_kkt_accuracy;
 mod solver_step_retries;
+mod stationarity;

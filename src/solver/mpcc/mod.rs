@@ -13,9 +13,13 @@
 mod relaxed;
 mod schedule;
 mod settings;
+mod stationarity;
 
 pub use relaxed::{Relaxation, RelaxedNlp, RelaxedStructure};
 pub use settings::{HomotopySettings, Polish, SigmaUpdate, StopMeasure};
+pub use stationarity::{
+    certify_point, Certificate, DescentStep, Stationarity, StationaritySettings,
+};
 
 use super::error::SolverError;
 use super::ipm::{Ipm, IpmStart};
@@ -70,6 +74,9 @@ pub struct MpccResult {
     pub x: Vec<f64>,
     /// Per-subproblem statistics.
     pub steps: Vec<HomotopyStep>,
+    /// Stationarity certificate (formulation §10.8), set by [`MpccSolver::certify`]; `None`
+    /// when not checked.
+    pub certificate: Option<Certificate>,
 }
 
 impl MpccResult {
@@ -88,7 +95,15 @@ impl MpccResult {
             time_s: 0.0,
             x: Vec::new(),
             steps: Vec::new(),
+            certificate: None,
         }
+    }
+
+    /// The verdict of the certificate (`unknown` when not checked).
+    pub fn stationarity(&self) -> Stationarity {
+        self.certificate
+            .as_ref()
+            .map_or(Stationarity::Unknown, |c| c.verdict)
     }
 }
 
@@ -534,6 +549,7 @@ impl MpccSolver {
         out.time_s = t0.elapsed().as_secs_f64();
         out.x.clear();
         out.x.extend_from_slice(&self.x);
+        out.certificate = None;
         Ok(())
     }
 
