@@ -96,8 +96,9 @@ pub struct StationaritySettings {
     /// the threshold of the polishing step.
     pub active_tol: f64,
     /// Relative stationarity tolerance: a sign pattern has multipliers when the residual
-    /// `|∇f - A y|_∞` is at most `tol (1 + |∇f|_∞)` (or ten times the residual of the weak
-    /// fit). Default 1e-6.
+    /// `|∇f - A y|_∞` (gradients of the active constraints normalised) is at most
+    /// `tol (1 + max(|∇f|_∞, |μ|_∞))` with `μ` the least-squares multipliers of all active
+    /// constraints (or ten times the residual of the weak fit). Default 1e-6.
     pub tol: f64,
     /// Most biactive pairs whose 2^k branches are enumerated (default 12); with more, B is
     /// decided only if S holds or a candidate branch shows descent.
@@ -174,7 +175,10 @@ pub struct Certificate {
     pub active_columns: usize,
     /// Columns of the dense part (biactive sides and weakly active inequalities).
     pub dense_columns: usize,
-    /// Relative residual `|∇f - A y|_∞ / (1 + |∇f|_∞)` of the weak fit.
+    /// The activity threshold used (see [`StationaritySettings::active_tol`]; raised up to
+    /// 100-fold where the point is not weakly stationary with the default).
+    pub active_tol: f64,
+    /// Relative residual `|∇f - A y|_∞ / (1 + max(|∇f|_∞, |μ|_∞))` of the weak fit.
     pub residual: f64,
     /// Sign patterns solved (weak, S, branches, C and M patterns).
     pub patterns: usize,
@@ -197,6 +201,7 @@ impl Certificate {
             biactive: 0,
             active_columns: 0,
             dense_columns: 0,
+            active_tol: f64::NAN,
             residual: f64::NAN,
             patterns: 0,
             biactive_multipliers: Vec::new(),
@@ -326,7 +331,7 @@ fn project(
     let mut kkt = Kkt::new(&SparsityPattern::empty(n, n), &jac).map_err(|e| e.to_string())?;
     // Columns are normalised, so one small Tikhonov term fits all (rank-deficient sets of
     // active columns, e.g. degenerate equalities, stay solvable).
-    let delta = 1e-10;
+    let delta = 1e-12;
     let ones = vec![1.0; n];
     let dc = vec![delta; core.len()];
     let fixed = vec![false; n];
@@ -643,6 +648,8 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
 pub(super) struct Found {
     pub cert: Certificate,
     pub branch: Option<(Vec<(usize, u8)>, f64)>,
+    /// The weak fit failed (a larger activity threshold may help).
+    pub not_weak: bool,
 }
 
 /// One round of the dense analysis (a fixed split into core and dense columns).
@@ -723,7 +730,11 @@ impl Round<'_> {
 }
 
 /// The stationarity certificate of `x` (no descent step): `comp_tol` is the homotopy's
-/// tolerance (for the default activity threshold), `deadline` the time budget.
+/// tolerance (for the default activity threshold), `deadline` the time budget. Where the point
+/// is not weakly stationary with the activity threshold `τ`, constraints and pair sides a
+/// little farther from zero carry multipliers (a homotopy stopped on `max G_i H_i`, or an
+/// inexact relaxed solve): the check is repeated with `10 τ` and `100 τ` (at most 1e-3), and the
+/// certificate names the threshold it used.
 pub(super) fn check(
     nlp: &dyn Nlp,
     comp: &dyn Complementarity,
@@ -734,16 +745,42 @@ pub(super) fn check(
     deadline: Instant,
 ) -> Result<Found, SolverError> {
     let t0 = Instant::now();
+    let mut tau = settings.active_tol_for(comp_tol);
+    loop {
+        let mut found = check_at(nlp, comp, p, x, tau, settings, deadline)?;
+        let next = (10.0 * tau).min(1e-3);
+        if !found.not_weak || next <= tau || settings.active_tol > 0.0 || Instant::now() > deadline
+        {
+            found.cert.time_s = t0.elapsed().as_secs_f64();
+            return Ok(found);
+        }
+        tau = next;
+    }
+}
+
+/// [`check`] with the activity threshold `tau`.
+fn check_at(
+    nlp: &dyn Nlp,
+    comp: &dyn Complementarity,
+    p: &[f64],
+    x: &[f64],
+    tau: f64,
+    settings: &StationaritySettings,
+    deadline: Instant,
+) -> Result<Found, SolverError> {
+    let t0 = Instant::now();
     let (n, m, k) = (nlp.n(), nlp.m(), comp.n_pairs());
     SolverError::check_dim("x", n, x.len())?;
     SolverError::check_dim("complementarity n", n, comp.n())?;
     let unknown = |why: String| {
+        let mut cert = Certificate::unknown(why, t0);
+        cert.active_tol = tau;
         Ok(Found {
-            cert: Certificate::unknown(why, t0),
+            cert,
             branch: None,
+            not_weak: false,
         })
     };
-    let tau = settings.active_tol_for(comp_tol);
     // values and derivatives at x
     let (mut xl, mut xu, mut gl, mut gu) = (vec![0.0; n], vec![0.0; n], vec![0.0; m], vec![0.0; m]);
     nlp.bounds(&mut xl, &mut xu, &mut gl, &mut gu);
@@ -872,23 +909,77 @@ pub(super) fn check(
     }
     let nb = biactive.len();
     let p_cols = cols.len();
-    let gscale = 1.0 + grad.iter().fold(0.0f64, |a, v| a.max(v.abs()));
-    let theta_weak = settings.tol * gscale;
-    if 2 * nb > settings.max_dense {
-        let mut c = Certificate::unknown(format!("{nb} biactive pairs exceed the dense limit"), t0);
-        c.biactive = nb;
-        c.active_columns = p_cols;
-        return Ok(Found {
-            cert: c,
-            branch: None,
-        });
-    }
-    // initial split: every column free, then inequalities with small multipliers go dense
+    // every column free: a lower bound of the weak residual, the scale of the multipliers,
+    // and with the right signs a witness of S (for any number of biactive pairs)
     let all: Vec<usize> = (0..p_cols).collect();
-    let est = match project(&cols, &all, &[], &grad) {
-        Ok(pr) => pr.mu0,
+    let free_fit = match project(&cols, &all, &[], &grad) {
+        Ok(pr) => pr,
         Err(e) => return unknown(e),
     };
+    let est = &free_fit.mu0;
+    // the scale of the stationarity residual: the largest term of `∇f = Σ μ a` (unit columns),
+    // as IPOPT scales its dual infeasibility by the multipliers' size
+    let gscale = 1.0
+        + grad
+            .iter()
+            .chain(est.iter())
+            .fold(0.0f64, |a, v| a.max(v.abs()));
+    let theta_weak = settings.tol * gscale;
+    let free_res = free_fit.r0.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+    let mut base = Certificate::unknown(String::new(), t0);
+    base.biactive = nb;
+    base.active_columns = p_cols;
+    base.active_tol = tau;
+    base.residual = free_res / gscale;
+    if free_res > theta_weak {
+        base.reason = format!(
+            "not weakly stationary at the tolerance (relative residual {:.1e})",
+            base.residual
+        );
+        return Ok(Found {
+            cert: base,
+            branch: None,
+            not_weak: true,
+        });
+    }
+    let signed_ok = (0..p_cols).all(|c| cols.kind[c] == Kind::Free || est[c] >= -theta_weak);
+    if signed_ok {
+        base.verdict = Stationarity::S;
+        base.b_stationary = Some(true);
+        base.biactive_multipliers = biactive
+            .iter()
+            .map(|&i| {
+                let v = |kind: Kind| {
+                    let c = (0..p_cols).find(|&c| cols.kind[c] == kind);
+                    c.map_or(0.0, |c| {
+                        if norms[c] > 0.0 {
+                            est[c] / norms[c]
+                        } else {
+                            0.0
+                        }
+                    })
+                };
+                (i, v(Kind::BiG(i)), v(Kind::BiH(i)))
+            })
+            .collect();
+        return Ok(Found {
+            cert: base,
+            branch: None,
+            not_weak: false,
+        });
+    }
+    if 2 * nb > settings.max_dense {
+        base.reason = format!(
+            "{nb} biactive pairs exceed the dense limit (max_dense = {}) and the least-squares multipliers are not a witness of S",
+            settings.max_dense
+        );
+        return Ok(Found {
+            cert: base,
+            branch: None,
+            not_weak: false,
+        });
+    }
+    // initial split: inequalities with small multipliers go dense
     let tw = 1e-4 * gscale;
     let mut weakly: Vec<(f64, usize)> = (0..p_cols)
         .filter(|&c| cols.kind[c] == Kind::Nonneg && !(est[c] > tw))
@@ -898,7 +989,7 @@ pub(super) fn check(
     weakly.truncate(settings.max_dense - 2 * nb);
     let mut weak_set: Vec<usize> = weakly.into_iter().map(|(_, c)| c).collect();
     let mut last_reason = String::new();
-    for _round in 0..4 {
+    for _round in 0..8 {
         if Instant::now() > deadline {
             return unknown("time budget exceeded".into());
         }
@@ -968,13 +1059,15 @@ pub(super) fn check(
             cert.reason = "the dense limit was reached while inequalities changed sign".into();
         }
         cert.time_s = t0.elapsed().as_secs_f64();
+        cert.active_tol = tau;
         return Ok(Found {
             cert,
             branch: outcome.branch,
+            not_weak: outcome.not_weak,
         });
     }
     unknown(format!(
-        "no consistent active set after 4 rounds ({last_reason})"
+        "no consistent active set after 8 rounds ({last_reason})"
     ))
 }
 
@@ -999,17 +1092,38 @@ fn classify(
             "not weakly stationary at the tolerance (relative residual {:.1e})",
             cert.residual
         );
-        return Found { cert, branch: None };
+        return Found {
+            cert,
+            branch: None,
+            not_weak: true,
+        };
     }
-    rd.core_ok(&weak);
     let theta = theta_weak.max(10.0 * weak.res);
+    // A core inequality whose multiplier must change sign makes this round's answers
+    // unreliable: stop, the caller moves it to the dense part and repeats.
+    let retry = |cert: Certificate| Found {
+        cert,
+        branch: None,
+        not_weak: false,
+    };
+    if !rd.core_ok(&weak) {
+        return retry(cert);
+    }
     let holds = |rd: &mut Round<'_>, out: &PatternOut| out.res <= theta && rd.core_ok(out);
     // S
     let s = rd.pattern(&vec![(Sign::Pos, Sign::Pos); nb]);
-    if holds(rd, &s) {
+    let s_holds = holds(rd, &s);
+    if !rd.violated.is_empty() {
+        return retry(cert);
+    }
+    if s_holds {
         cert.verdict = Stationarity::S;
         cert.b_stationary = Some(true);
-        return Found { cert, branch: None };
+        return Found {
+            cert,
+            branch: None,
+            not_weak: false,
+        };
     }
     // B: the branches, the candidate of the weak multipliers' signs first
     let nu = cert.biactive_multipliers.clone();
@@ -1028,8 +1142,9 @@ fn classify(
             })
             .collect()
     };
+    // all 2^k branches, or with more pairs the candidate and its k one-pair flips
     let enumerate = nb <= settings.max_biactive.min(20);
-    let count: u64 = if enumerate { 1u64 << nb } else { 1 };
+    let count: u64 = if enumerate { 1u64 << nb } else { nb as u64 + 1 };
     let mut b_state: Option<bool> = Some(true);
     let mut descent: Option<(Vec<bool>, f64)> = None;
     let mut timed_out = false;
@@ -1038,9 +1153,17 @@ fn classify(
             timed_out = true;
             break;
         }
-        let bits: Vec<bool> = (0..nb).map(|i| cand[i] ^ ((idx >> i) & 1 == 1)).collect();
+        let bits: Vec<bool> = if enumerate {
+            (0..nb).map(|i| cand[i] ^ ((idx >> i) & 1 == 1)).collect()
+        } else {
+            (0..nb).map(|i| cand[i] ^ (idx == i as u64 + 1)).collect()
+        };
         let out = rd.pattern(&branch_signs(&bits));
-        if holds(rd, &out) {
+        let ok = holds(rd, &out);
+        if !rd.violated.is_empty() {
+            return retry(cert);
+        }
+        if ok {
             continue;
         }
         if out.res > theta && out.optimal {
@@ -1070,7 +1193,11 @@ fn classify(
     });
     if b_state == Some(true) {
         cert.verdict = Stationarity::B;
-        return Found { cert, branch: None };
+        return Found {
+            cert,
+            branch: None,
+            not_weak: false,
+        };
     }
     // M, then C (existence of one multiplier with the signs); enumerated when small
     let m_enum = enumerate && nb <= 9;
@@ -1095,7 +1222,11 @@ fn classify(
                 })
                 .collect();
             let out = rd.pattern(&signs);
-            if holds(rd, &out) {
+            let ok = holds(rd, &out);
+            if !rd.violated.is_empty() {
+                return retry(cert);
+            }
+            if ok {
                 m_holds = true;
                 break;
             }
@@ -1127,7 +1258,11 @@ fn classify(
                     })
                     .collect();
                 let out = rd.pattern(&signs);
-                if holds(rd, &out) {
+                let ok = holds(rd, &out);
+                if !rd.violated.is_empty() {
+                    return retry(cert);
+                }
+                if ok {
                     c_holds = true;
                     break;
                 }
@@ -1146,13 +1281,17 @@ fn classify(
             "time budget exceeded".into()
         } else if !enumerate {
             format!(
-                "{nb} biactive pairs: more than max_biactive = {} to enumerate, and the candidate branch shows no descent",
+                "{nb} biactive pairs: more than max_biactive = {} to enumerate, and no candidate branch shows descent",
                 settings.max_biactive
             )
         } else {
             "a branch could not be decided numerically".into()
         };
-        return Found { cert, branch };
+        return Found {
+            cert,
+            branch,
+            not_weak: false,
+        };
     }
     cert.verdict = if m_holds {
         Stationarity::M
@@ -1168,7 +1307,11 @@ fn classify(
             format!("M and C from the weak multipliers only ({nb} biactive pairs)")
         };
     }
-    Found { cert, branch }
+    Found {
+        cert,
+        branch,
+        not_weak: false,
+    }
 }
 
 impl MpccSolver {
@@ -1230,17 +1373,12 @@ impl MpccSolver {
     ) -> Result<DescentStep, SolverError> {
         let ts = Instant::now();
         let st = self.settings.clone();
-        let tau = settings.active_tol_for(st.comp_tol);
         let x0 = out.x.clone();
         let f_before = nlp.eval_f(&x0, p).unwrap_or(f64::NAN);
         // the branch: one-sided pairs keep their zero side, biactive ones the branch's
         self.residuals(comp, &x0, p);
         for i in 0..self.relaxed.n_pairs() {
-            self.relaxed.fix[i] = if self.gv[i] <= tau && self.gv[i] <= self.hv[i] {
-                1
-            } else {
-                2
-            };
+            self.relaxed.fix[i] = if self.gv[i] <= self.hv[i] { 1 } else { 2 };
         }
         for &(i, f) in bi_fix {
             self.relaxed.fix[i] = f;
