@@ -10,16 +10,16 @@
 //! (`comp_residual_product`). An optional polishing step fixes the identified active set
 //! (`G_i = 0` or `H_i = 0`, both for biactive pairs) and re-solves.
 
+mod certificate;
 mod relaxed;
 mod schedule;
 mod settings;
 mod stationarity;
 
+pub use certificate::{Certificate, DescentStep, Stationarity, StationaritySettings};
 pub use relaxed::{Relaxation, RelaxedNlp, RelaxedStructure};
 pub use settings::{HomotopySettings, Polish, SigmaUpdate, StopMeasure};
-pub use stationarity::{
-    certify_point, Certificate, DescentStep, Stationarity, StationaritySettings,
-};
+pub use stationarity::certify_point;
 
 use super::error::SolverError;
 use super::ipm::{Ipm, IpmStart};

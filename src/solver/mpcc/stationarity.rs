@@ -26,6 +26,7 @@
 //! strictly active inequalities are checked afterwards; one whose multiplier would have to
 //! change sign joins the dense part and the check is repeated.
 
+use super::certificate::{Certificate, DescentStep, Stationarity, StationaritySettings};
 use super::{HomotopyStep, MpccResult, MpccSolver};
 use crate::ad::SparsityPattern;
 use crate::solver::error::SolverError;
@@ -33,184 +34,7 @@ use crate::solver::ipm::IpmStart;
 use crate::solver::kkt::{Factor, Kkt};
 use crate::solver::nlp::{Complementarity, Nlp, INF_BOUND};
 use crate::solver::status::Status;
-use serde::Serialize;
 use std::time::Instant;
-
-/// The strongest stationarity concept the certificate establishes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub enum Stationarity {
-    /// Strongly stationary (hence B-stationary).
-    #[serde(rename = "S")]
-    S,
-    /// B-stationary (every branch has multipliers), not S.
-    #[serde(rename = "B")]
-    B,
-    /// M-stationary, not B.
-    #[serde(rename = "M")]
-    M,
-    /// C-stationary, not M.
-    #[serde(rename = "C")]
-    C,
-    /// Weakly stationary only.
-    #[serde(rename = "weak")]
-    Weak,
-    /// Not decided: not solved, not weakly stationary at the tolerance, too many biactive
-    /// pairs, time budget, or a numerical failure (see [`Certificate::reason`]).
-    #[serde(rename = "unknown")]
-    Unknown,
-}
-
-impl Stationarity {
-    /// The name used in the outputs (`S`, `B`, `M`, `C`, `weak`, `unknown`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Stationarity::S => "S",
-            Stationarity::B => "B",
-            Stationarity::M => "M",
-            Stationarity::C => "C",
-            Stationarity::Weak => "weak",
-            Stationarity::Unknown => "unknown",
-        }
-    }
-
-    /// True for a certified B-stationary point (S included).
-    pub fn is_b(self) -> bool {
-        matches!(self, Stationarity::S | Stationarity::B)
-    }
-}
-
-impl std::fmt::Display for Stationarity {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// Settings of the certificate.
-#[derive(Clone, Debug, PartialEq)]
-pub struct StationaritySettings {
-    /// Where the point is not B-stationary, solve the branch NLP of the descent direction from
-    /// it once and keep the result if it is better (default true).
-    pub descent_step: bool,
-    /// Activity threshold of pairs, rows and bounds (`G_i <= tol` counts as zero; rows and
-    /// bounds relative to `1 + |bound|`). 0 (default): `√comp_tol` clamped to `[1e-8, 1e-4]`,
-    /// the threshold of the polishing step.
-    pub active_tol: f64,
-    /// Relative stationarity tolerance: a sign pattern has multipliers when the residual
-    /// `|∇f - A y|_∞` (gradients of the active constraints normalised) is at most
-    /// `tol (1 + max(|∇f|_∞, |μ|_∞))` with `μ` the least-squares multipliers of all active
-    /// constraints (or ten times the residual of the weak fit). Default 1e-6.
-    pub tol: f64,
-    /// Most biactive pairs whose 2^k branches are enumerated (default 12); with more, B is
-    /// decided only if S holds or a candidate branch shows descent.
-    pub max_biactive: usize,
-    /// Most columns of the dense part (biactive sides and weakly active inequalities;
-    /// default 300); beyond it the verdict is `unknown`.
-    pub max_dense: usize,
-    /// Time budget: `max(min_time, time_ratio × homotopy time)` seconds (defaults 0.5 and
-    /// 1.0); when exceeded the verdict is `unknown`.
-    pub min_time: f64,
-    /// See `min_time`.
-    pub time_ratio: f64,
-}
-
-impl Default for StationaritySettings {
-    fn default() -> Self {
-        StationaritySettings {
-            descent_step: true,
-            active_tol: 0.0,
-            tol: 1e-6,
-            max_biactive: 12,
-            max_dense: 300,
-            min_time: 0.5,
-            time_ratio: 1.0,
-        }
-    }
-}
-
-impl StationaritySettings {
-    /// The activity threshold for a homotopy with complementarity tolerance `comp_tol`.
-    pub fn active_tol_for(&self, comp_tol: f64) -> f64 {
-        if self.active_tol > 0.0 {
-            self.active_tol
-        } else {
-            comp_tol.sqrt().clamp(1e-8, 1e-4)
-        }
-    }
-}
-
-/// The branch NLP solve taken along a descent direction.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct DescentStep {
-    /// Biactive pairs of the branch with `G_i = 0` fixed (`H_i >= 0` free to grow).
-    pub fix_g: Vec<usize>,
-    /// Biactive pairs of the branch with `H_i = 0` fixed.
-    pub fix_h: Vec<usize>,
-    /// Predicted first-order decrease rate `-∇fᵀd/|d|` of the direction (scaled problem).
-    pub slope: f64,
-    /// Status of the BNLP solve.
-    pub status: Status,
-    /// IPM iterations of the BNLP solve.
-    pub iterations: usize,
-    /// Objective at the certified point.
-    pub objective_before: f64,
-    /// Objective after the BNLP solve (NaN if it failed).
-    pub objective_after: f64,
-    /// True if the BNLP solution replaced the point (feasible, complementary, lower).
-    pub kept: bool,
-    /// Wall time of the BNLP solve, seconds.
-    pub time_s: f64,
-}
-
-/// The stationarity certificate of a point.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Certificate {
-    /// The verdict (for the final point, after a kept descent step).
-    pub verdict: Stationarity,
-    /// B-stationarity: `Some(true)` certified, `Some(false)` a descent direction was found,
-    /// `None` undecided.
-    pub b_stationary: Option<bool>,
-    /// Biactive pairs `|I_0|`.
-    pub biactive: usize,
-    /// Active constraint columns of the stationarity system (rows, bounds, pair sides).
-    pub active_columns: usize,
-    /// Columns of the dense part (biactive sides and weakly active inequalities).
-    pub dense_columns: usize,
-    /// The activity threshold used (see [`StationaritySettings::active_tol`]; raised up to
-    /// 100-fold where the point is not weakly stationary with the default).
-    pub active_tol: f64,
-    /// Relative residual `|∇f - A y|_∞ / (1 + max(|∇f|_∞, |μ|_∞))` of the weak fit.
-    pub residual: f64,
-    /// Sign patterns solved (weak, S, branches, C and M patterns).
-    pub patterns: usize,
-    /// `(pair, ν_G, ν_H)` of the biactive pairs from the weak fit (one multiplier of the set
-    /// when it is not unique).
-    pub biactive_multipliers: Vec<(usize, f64, f64)>,
-    /// Why the verdict is limited (empty when fully decided).
-    pub reason: String,
-    /// The BNLP step, if one was taken.
-    pub descent: Option<DescentStep>,
-    /// Wall time of the certificate (descent step included), seconds.
-    pub time_s: f64,
-}
-
-impl Certificate {
-    fn unknown(reason: String, t0: Instant) -> Certificate {
-        Certificate {
-            verdict: Stationarity::Unknown,
-            b_stationary: None,
-            biactive: 0,
-            active_columns: 0,
-            dense_columns: 0,
-            active_tol: f64::NAN,
-            residual: f64::NAN,
-            patterns: 0,
-            biactive_multipliers: Vec::new(),
-            reason,
-            descent: None,
-            time_s: t0.elapsed().as_secs_f64(),
-        }
-    }
-}
 
 /// Which side(s) of a pair are zero.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -652,6 +476,16 @@ pub(super) struct Found {
     pub not_weak: bool,
 }
 
+/// The relaxed NLP's multipliers at the point (as [`MpccSolver::duals`] gives them) and its
+/// structure (rows of the pairs, σ).
+#[derive(Clone, Copy)]
+pub(super) struct Duals<'a> {
+    pub lam: &'a [f64],
+    pub zl: &'a [f64],
+    pub zu: &'a [f64],
+    pub structure: &'a super::RelaxedStructure,
+}
+
 /// One round of the dense analysis (a fixed split into core and dense columns).
 struct Round<'a> {
     cols: &'a Columns,
@@ -734,7 +568,9 @@ impl Round<'_> {
 /// is not weakly stationary with the activity threshold `τ`, constraints and pair sides a
 /// little farther from zero carry multipliers (a homotopy stopped on `max G_i H_i`, or an
 /// inexact relaxed solve): the check is repeated with `10 τ` and `100 τ` (at most 1e-3), and the
-/// certificate names the threshold it used.
+/// certificate names the threshold it used. `duals`: the relaxed NLP's multipliers at `x`, if
+/// known (a witness of S where they fit).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn check(
     nlp: &dyn Nlp,
     comp: &dyn Complementarity,
@@ -743,11 +579,12 @@ pub(super) fn check(
     comp_tol: f64,
     settings: &StationaritySettings,
     deadline: Instant,
+    duals: Option<Duals<'_>>,
 ) -> Result<Found, SolverError> {
     let t0 = Instant::now();
     let mut tau = settings.active_tol_for(comp_tol);
     loop {
-        let mut found = check_at(nlp, comp, p, x, tau, settings, deadline)?;
+        let mut found = check_at(nlp, comp, p, x, tau, settings, deadline, duals)?;
         let next = (10.0 * tau).min(1e-3);
         if !found.not_weak || next <= tau || settings.active_tol > 0.0 || Instant::now() > deadline
         {
@@ -759,6 +596,7 @@ pub(super) fn check(
 }
 
 /// [`check`] with the activity threshold `tau`.
+#[allow(clippy::too_many_arguments)]
 fn check_at(
     nlp: &dyn Nlp,
     comp: &dyn Complementarity,
@@ -767,6 +605,7 @@ fn check_at(
     tau: f64,
     settings: &StationaritySettings,
     deadline: Instant,
+    duals: Option<Duals<'_>>,
 ) -> Result<Found, SolverError> {
     let t0 = Instant::now();
     let (n, m, k) = (nlp.n(), nlp.m(), comp.n_pairs());
@@ -854,35 +693,41 @@ fn check_at(
     };
     let mut cols = Columns::new();
     let mut norms = Vec::new();
-    let mut push = |cols: &mut Columns, kind: Kind, e: Vec<(usize, f64)>| {
+    // the homotopy's multipliers in the columns' terms (a witness where they fit)
+    let mut prior_raw = Vec::new();
+    let dl = |r: usize| duals.map_or(0.0, |d| d.lam[r]);
+    let dzl = |j: usize| duals.map_or(0.0, |d| d.zl[j]);
+    let dzu = |j: usize| duals.map_or(0.0, |d| d.zu[j]);
+    let mut push = |cols: &mut Columns, kind: Kind, e: Vec<(usize, f64)>, mu: f64| {
         norms.push(e.iter().map(|(_, v)| v * v).sum::<f64>().sqrt());
+        prior_raw.push(mu);
         cols.push(kind, e.into_iter());
     };
     let near = |v: f64, b: f64| (v - b).abs() <= tau * (1.0 + b.abs());
     for r in 0..m {
         let (lo, hi) = (gl[r] > -INF_BOUND, gu[r] < INF_BOUND);
         if lo && hi && gl[r] == gu[r] {
-            push(&mut cols, Kind::Free, row(r, 1.0));
+            push(&mut cols, Kind::Free, row(r, 1.0), -dl(r));
             continue;
         }
         if lo && (g[r] <= gl[r] || near(g[r], gl[r])) {
-            push(&mut cols, Kind::Nonneg, row(r, 1.0));
+            push(&mut cols, Kind::Nonneg, row(r, 1.0), -dl(r));
         }
         if hi && (g[r] >= gu[r] || near(g[r], gu[r])) {
-            push(&mut cols, Kind::Nonneg, row(r, -1.0));
+            push(&mut cols, Kind::Nonneg, row(r, -1.0), dl(r));
         }
     }
     for j in 0..n {
         let (lo, hi) = (xl[j] > -INF_BOUND, xu[j] < INF_BOUND);
         if lo && hi && xl[j] == xu[j] {
-            push(&mut cols, Kind::Free, vec![(j, 1.0)]);
+            push(&mut cols, Kind::Free, vec![(j, 1.0)], dzl(j) - dzu(j));
             continue;
         }
         if lo && !skip_lower[j] && (x[j] <= xl[j] || near(x[j], xl[j])) {
-            push(&mut cols, Kind::Nonneg, vec![(j, 1.0)]);
+            push(&mut cols, Kind::Nonneg, vec![(j, 1.0)], dzl(j));
         }
         if hi && (x[j] >= xu[j] || near(x[j], xu[j])) {
-            push(&mut cols, Kind::Nonneg, vec![(j, -1.0)]);
+            push(&mut cols, Kind::Nonneg, vec![(j, -1.0)], dzu(j));
         }
     }
     let pair_grad = |pt: &SparsityPattern, map: &[usize], vals: &[f64], i: usize| {
@@ -893,22 +738,127 @@ fn check_at(
             .map(|(&j, &t)| (j, vals[t]))
             .collect::<Vec<_>>()
     };
+    // ν_G = -λ_G (row) or z_L (variable) minus the product term w H (Scholtes: w = λ of
+    // the product row; ℓ1 penalty: w = 1/σ), ν_H likewise. A variable that is a side of
+    // several pairs has one bound multiplier: it goes to the first active side using it.
+    let mut nu_priors = vec![(0.0, 0.0); k];
+    if let Some(d) = duals {
+        let mut claimed = vec![false; n];
+        let mut side = |row: Option<usize>, var: Option<usize>, active: bool| match (row, var) {
+            (Some(r), _) => -d.lam[r],
+            (None, Some(j)) if active && !claimed[j] => {
+                claimed[j] = true;
+                // z_U of a side without an upper bound of its own: polishing fixed it at 0
+                d.zl[j] - if xu[j] < INF_BOUND { 0.0 } else { d.zu[j] }
+            }
+            (None, _) => 0.0,
+        };
+        for i in 0..k {
+            let (rg, rh, rp) = d.structure.pair_rows(i);
+            let w = match rp {
+                Some(r) => d.lam[r],
+                None => 1.0 / d.structure.sigma,
+            };
+            let g_act = matches!(state[i], PairState::G | PairState::Both);
+            let h_act = matches!(state[i], PairState::H | PairState::Both);
+            nu_priors[i] = (
+                side(rg, comp.g_as_variable(i), g_act) - w * hv[i],
+                side(rh, comp.h_as_variable(i), h_act) - w * gv[i],
+            );
+        }
+    }
     let mut biactive = Vec::new();
     for (i, st) in state.iter().enumerate() {
         let ggi = pair_grad(&pgt, &pg_map, &jg, i);
         let ghi = pair_grad(&pht, &ph_map, &jh, i);
+        let (pg_i, ph_i) = nu_priors[i];
         match st {
-            PairState::G => push(&mut cols, Kind::Free, ggi),
-            PairState::H => push(&mut cols, Kind::Free, ghi),
+            PairState::G => push(&mut cols, Kind::Free, ggi, pg_i),
+            PairState::H => push(&mut cols, Kind::Free, ghi, ph_i),
             PairState::Both => {
                 biactive.push(i);
-                push(&mut cols, Kind::BiG(i), ggi);
-                push(&mut cols, Kind::BiH(i), ghi);
+                push(&mut cols, Kind::BiG(i), ggi, pg_i);
+                push(&mut cols, Kind::BiH(i), ghi, ph_i);
             }
         }
     }
     let nb = biactive.len();
     let p_cols = cols.len();
+    // The homotopy's multipliers as a witness of S: they have the signs of the relaxed NLP;
+    // where they also fit the MPCC Lagrangian on the active set, the point is S-stationary.
+    if duals.is_some() {
+        let mut prior: Vec<f64> = prior_raw
+            .iter()
+            .zip(&norms)
+            .map(|(&mu, &w)| if mu.is_finite() { mu * w } else { f64::NAN })
+            .collect();
+        // A variable's own column (bound, fixed variable, pair side x_j) is refitted to the
+        // residual of its component: the IPM drops the multipliers of variables fixed by their
+        // bounds (those of the polishing step).
+        let mut unit = vec![usize::MAX; n];
+        for c in 0..p_cols {
+            if cols.ptr[c + 1] - cols.ptr[c] == 1 {
+                let j = cols.idx[cols.ptr[c]];
+                unit[j] = if unit[j] == usize::MAX {
+                    c
+                } else {
+                    usize::MAX - 1
+                };
+            }
+        }
+        let mut r = grad.clone();
+        for (c, &mu) in prior.iter().enumerate() {
+            if cols.ptr[c + 1] - cols.ptr[c] == 1 && unit[cols.idx[cols.ptr[c]]] == c {
+                continue;
+            }
+            for (j, v) in cols.col(c) {
+                r[j] -= mu * v;
+            }
+        }
+        for j in 0..n {
+            let c = unit[j];
+            if c < usize::MAX - 1 {
+                let a = cols.val[cols.ptr[c]];
+                prior[c] = r[j] / a;
+                prior_raw[c] = prior[c] / norms[c].max(f64::MIN_POSITIVE);
+                r[j] = 0.0;
+            }
+        }
+        let scale = 1.0
+            + grad
+                .iter()
+                .chain(prior.iter())
+                .fold(0.0f64, |a, v| a.max(v.abs()));
+        let res = r.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+        let theta = settings.tol * scale;
+        let signed = (0..p_cols).all(|c| cols.kind[c] == Kind::Free || prior[c] >= -theta);
+        if res <= theta && signed {
+            let mut cert = Certificate::unknown(String::new(), t0);
+            cert.verdict = Stationarity::S;
+            cert.b_stationary = Some(true);
+            cert.biactive = nb;
+            cert.active_columns = p_cols;
+            cert.active_tol = tau;
+            cert.residual = res / scale;
+            cert.witness = "homotopy".into();
+            cert.biactive_multipliers = biactive
+                .iter()
+                .map(|&i| {
+                    let v = |kind: Kind| {
+                        (0..p_cols)
+                            .find(|&c| cols.kind[c] == kind)
+                            .map_or(0.0, |c| prior_raw[c])
+                    };
+                    (i, v(Kind::BiG(i)), v(Kind::BiH(i)))
+                })
+                .collect();
+            return Ok(Found {
+                cert,
+                branch: None,
+                not_weak: false,
+            });
+        }
+    }
     // every column free: a lower bound of the weak residual, the scale of the multipliers,
     // and with the right signs a witness of S (for any number of biactive pairs)
     let all: Vec<usize> = (0..p_cols).collect();
@@ -944,6 +894,7 @@ fn check_at(
     }
     let signed_ok = (0..p_cols).all(|c| cols.kind[c] == Kind::Free || est[c] >= -theta_weak);
     if signed_ok {
+        base.witness = "least_squares".into();
         base.verdict = Stationarity::S;
         base.b_stationary = Some(true);
         base.biactive_multipliers = biactive
@@ -1118,6 +1069,7 @@ fn classify(
     }
     if s_holds {
         cert.verdict = Stationarity::S;
+        cert.witness = "dense".into();
         cert.b_stationary = Some(true);
         return Found {
             cert,
@@ -1344,12 +1296,14 @@ impl MpccSolver {
             return Ok(());
         }
         let comp_tol = self.settings.comp_tol;
-        let found = check(nlp, comp, p, &out.x, comp_tol, settings, deadline)?;
+        let duals = self.duals_at(&out.x);
+        let found = check(nlp, comp, p, &out.x, comp_tol, settings, deadline, duals)?;
         let mut cert = found.cert;
         if let (true, Some((bi_fix, slope))) = (settings.descent_step, found.branch) {
             let step = self.descent_step(nlp, comp, p, out, &bi_fix, slope, settings)?;
             if step.kept {
-                let again = check(nlp, comp, p, &out.x, comp_tol, settings, deadline)?;
+                let duals = self.duals_at(&out.x);
+                let again = check(nlp, comp, p, &out.x, comp_tol, settings, deadline, duals)?;
                 cert = again.cert;
             }
             cert.descent = Some(step);
@@ -1357,6 +1311,16 @@ impl MpccSolver {
         cert.time_s = t0.elapsed().as_secs_f64();
         out.certificate = Some(cert);
         Ok(())
+    }
+
+    /// The multipliers of the kept solution when it is the point `x` (after a solve).
+    fn duals_at(&self, x: &[f64]) -> Option<Duals<'_>> {
+        (!self.steps.is_empty() && self.x == x).then_some(Duals {
+            lam: &self.lam,
+            zl: &self.zl,
+            zu: &self.zu,
+            structure: &self.relaxed,
+        })
     }
 
     /// The BNLP solve of the branch `bi_fix` (biactive pair, fix code) from `out.x`.
@@ -1484,7 +1448,7 @@ pub fn certify_point(
 ) -> Result<Certificate, SolverError> {
     let deadline =
         Instant::now() + std::time::Duration::from_secs_f64(settings.min_time.clamp(0.0, 1e6));
-    Ok(check(nlp, comp, p, x, comp_tol, settings, deadline)?.cert)
+    Ok(check(nlp, comp, p, x, comp_tol, settings, deadline, None)?.cert)
 }
 
 #[cfg(test)]
