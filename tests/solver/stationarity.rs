@@ -200,6 +200,24 @@ fn opposite_signs_are_only_weakly_stationary() {
 }
 
 #[test]
+fn an_exhausted_time_budget_is_unknown() {
+    // the C corner of two quadratics needs the dense fits; with no time left they are skipped
+    let nlp = DenseNlp::new(Quad {
+        a: 1.0,
+        b: 1.0,
+        bounds: true,
+    });
+    let none = StationaritySettings {
+        min_time: 0.0,
+        time_ratio: 0.0,
+        ..StationaritySettings::default()
+    };
+    let c = certify_point(&nlp, &pairs(), &[], &[0.0, 0.0], 1e-9, &none).unwrap();
+    assert_eq!(c.verdict, Stationarity::Unknown, "{c:?}");
+    assert!(c.reason.contains("time budget"), "{}", c.reason);
+}
+
+#[test]
 fn a_point_off_the_feasible_set_is_unknown() {
     let nlp = DenseNlp::new(Lin);
     let c = at(&nlp, &pairs(), &[1.0, 1.0]);
@@ -241,10 +259,21 @@ fn macmpec_biactive_solutions() {
             let mut solver = MpccSolver::new(nlp, comp, HomotopySettings::default()).unwrap();
             let mut r = solver.solve(nlp, comp, &[], None).unwrap();
             let (x, f) = (r.x.clone(), r.objective);
+            // the least-squares fits alone reach the same verdict as with the homotopy's
+            // multipliers as a witness
+            let mut r_ls = r.clone();
+            let ls_only = StationaritySettings {
+                homotopy_witness: false,
+                ..StationaritySettings::default()
+            };
+            solver.certify(nlp, comp, &[], &mut r_ls, &ls_only).unwrap();
             solver
                 .certify(nlp, comp, &[], &mut r, &StationaritySettings::default())
                 .unwrap();
             let c = r.certificate.as_ref().unwrap();
+            let c_ls = r_ls.certificate.as_ref().unwrap();
+            assert_eq!(c.verdict, c_ls.verdict, "{}: {c:?} vs {c_ls:?}", prob.name);
+            assert_ne!(c_ls.witness, "homotopy");
             eprintln!(
                 "{:10} {:?} f {:.6} verdict {} b {:?} biactive {} ν {:?} {}",
                 prob.name,

@@ -81,6 +81,9 @@ pub struct StationaritySettings {
     pub min_time: f64,
     /// See `min_time`.
     pub time_ratio: f64,
+    /// Try the homotopy's multipliers as a witness of S before the least-squares fits
+    /// (default true; off, every verdict comes from the fits).
+    pub homotopy_witness: bool,
 }
 
 impl Default for StationaritySettings {
@@ -93,6 +96,7 @@ impl Default for StationaritySettings {
             max_dense: 300,
             min_time: 0.5,
             time_ratio: 1.0,
+            homotopy_witness: true,
         }
     }
 }

@@ -786,7 +786,7 @@ fn check_at(
     let p_cols = cols.len();
     // The homotopy's multipliers as a witness of S: they have the signs of the relaxed NLP;
     // where they also fit the MPCC Lagrangian on the active set, the point is S-stationary.
-    if duals.is_some() {
+    if duals.is_some() && settings.homotopy_witness {
         let mut prior: Vec<f64> = prior_raw
             .iter()
             .zip(&norms)
