@@ -3,13 +3,17 @@
 //! interior-point method. The iteration log goes to stderr; with `--json`, one JSON object with
 //! `status`, `objective`, `comp_residual` (max_i min(G_i, H_i)), `comp_residual_product`
 //! (max_i G_i H_i), `max_constraint_violation`, `nlp_iterations`, `homotopy_steps`, `polished`,
-//! `time_s` and the solution `x` is printed on stdout.
+//! `time_s`, the solution `x`, `stationarity` (`S`, `B`, `M`, `C`, `weak` or `unknown`: the
+//! certificate of formulation §10.8, run after the homotopy) and `certificate` (its details,
+//! with the branch-NLP step taken where the point was not B-stationary) is printed on stdout.
 //!
 //! `fesdj mpcc bench DIR`: the benchmark runner of `super::bench`.
 
 use crate::ad::import::read_problem;
 use crate::solver::ad_nlp::AdNlp;
-use crate::solver::{HomotopySettings, MpccResult, MpccSolver, SolverError, Status};
+use crate::solver::{
+    HomotopySettings, MpccResult, MpccSolver, SolverError, StationaritySettings, Status,
+};
 use std::path::PathBuf;
 
 /// Arguments of `fesdj mpcc`.
@@ -46,6 +50,13 @@ pub struct MpccSolveArgs {
     /// Wall-clock limit of the homotopy in seconds (overrides the settings' `max_wall_time`).
     #[arg(long)]
     pub time_limit: Option<f64>,
+    /// Do not check the stationarity of the solution (`stationarity` is then `unknown`).
+    #[arg(long)]
+    pub no_certificate: bool,
+    /// Check the stationarity but take no branch-NLP step where the point is not
+    /// B-stationary (the solution stays the homotopy's).
+    #[arg(long)]
+    pub no_descent: bool,
 }
 
 fn load_settings(path: &Option<PathBuf>) -> Result<HomotopySettings, SolverError> {
@@ -77,7 +88,36 @@ pub fn solve(args: &MpccSolveArgs) -> Result<MpccResult, SolverError> {
     let prob = read_problem(&args.problem)?;
     let (nlp, comp) = AdNlp::from_imported(&prob)?;
     let mut solver = MpccSolver::new(&nlp, &comp, settings)?;
-    solver.solve(&nlp, &comp, &prob.p0, None)
+    let mut r = solver.solve(&nlp, &comp, &prob.p0, None)?;
+    if !args.no_certificate {
+        let cs = StationaritySettings {
+            descent_step: !args.no_descent,
+            ..StationaritySettings::default()
+        };
+        solver.certify(&nlp, &comp, &prob.p0, &mut r, &cs)?;
+    }
+    Ok(r)
+}
+
+/// The certificate's details for the summary line: the biactive pairs, the branch-NLP step,
+/// why the verdict is limited.
+fn certificate_note(r: &MpccResult) -> String {
+    let Some(c) = &r.certificate else {
+        return " (not checked)".into();
+    };
+    let mut s = format!(" ({} biactive", c.biactive);
+    if let Some(d) = &c.descent {
+        s += &format!(
+            "; descent step {}: objective {:.6e} -> {:.6e}",
+            if d.kept { "kept" } else { "not kept" },
+            d.objective_before,
+            d.objective_after
+        );
+    }
+    if !c.reason.is_empty() {
+        s += &format!("; {}", c.reason);
+    }
+    s + ")"
 }
 
 /// Run `fesdj mpcc …`; returns the process exit code (0 solved, 1 not solved, 2 error).
@@ -87,7 +127,7 @@ pub fn run(args: &MpccArgs) -> i32 {
         MpccCommand::Solve(a) => match solve(a) {
             Ok(r) => {
                 eprintln!(
-                    "mpcc: {:?}, objective {:.10e}, comp residual {:.2e}, violation {:.2e}, {} NLP iterations, {} homotopy steps{}, {:.3} s",
+                    "mpcc: {:?}, objective {:.10e}, comp residual {:.2e}, violation {:.2e}, {} NLP iterations, {} homotopy steps{}, {:.3} s, stationarity {}{}",
                     r.status,
                     r.objective,
                     r.comp_residual,
@@ -95,7 +135,9 @@ pub fn run(args: &MpccArgs) -> i32 {
                     r.nlp_iterations,
                     r.homotopy_steps,
                     if r.polished { " + polishing" } else { "" },
-                    r.time_s
+                    r.time_s,
+                    r.stationarity(),
+                    certificate_note(&r)
                 );
                 if a.json {
                     let doc = serde_json::json!({
@@ -110,6 +152,8 @@ pub fn run(args: &MpccArgs) -> i32 {
                         "time_s": r.time_s,
                         "x": r.x,
                         "steps": r.steps,
+                        "stationarity": r.stationarity().name(),
+                        "certificate": r.certificate,
                     });
                     println!("{doc}");
                 }

@@ -144,8 +144,11 @@ pub fn dry_run(args: &RunArgs) -> i32 {
 /// One summary line on stderr.
 pub fn summary(command: &str, doc: &Value) {
     let impacts = doc["impacts"].as_array().map_or(0, Vec::len);
+    let stationarity = doc["stationarity"]
+        .as_str()
+        .map_or(String::new(), |s| format!(", stationarity {s}"));
     eprintln!(
-        "fesdj {command}: status {}, objective {:.6e}, comp residual {:.2e}, {} impacts, {:.3} s",
+        "fesdj {command}: status {}, objective {:.6e}, comp residual {:.2e}, {} impacts, {:.3} s{stationarity}",
         doc["status"],
         doc["objective"].as_f64().unwrap_or(f64::NAN),
         doc["comp_residual"].as_f64().unwrap_or(f64::NAN),

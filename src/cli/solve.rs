@@ -5,6 +5,7 @@
 use super::run::{dry_run, labels, spinner, write_outputs, RunArgs, RunError};
 use crate::app::{build_ocp_with_start, solve_staged};
 use crate::config::Problem;
+use crate::solver::StationaritySettings;
 
 /// Arguments of `fesdj solve`.
 #[derive(clap::Args, Debug, Clone)]
@@ -33,12 +34,22 @@ pub fn solve(args: &SolveArgs) -> Result<serde_json::Value, RunError> {
     let result = solve_staged(&mut fp, start.as_ref());
     pb.finish_and_clear();
     let (tr, first) = result?;
+    // The stationarity certificate of the solution (formulation §10.8), check only: a
+    // branch-NLP step would change the solution after its trajectory was built.
+    let check_only = StationaritySettings {
+        descent_step: false,
+        ..StationaritySettings::default()
+    };
+    let cert = fp.certify(&check_only)?;
     let mut doc = serde_json::to_value(tr)?;
     // The relaxed NLPs of the homotopy (σ, status, iterations, objective, max min(G, H),
     // wall time; σ = 0 for the polishing step), for diagnosing a solve; with `ocp.start`, the
     // first solve's summary.
     if let serde_json::Value::Object(m) = &mut doc {
         m.insert("homotopy".into(), serde_json::to_value(fp.last_homotopy())?);
+        let verdict = cert.as_ref().map_or("unknown", |c| c.verdict.name());
+        m.insert("stationarity".into(), verdict.into());
+        m.insert("certificate".into(), serde_json::to_value(&cert)?);
         if let Some(f) = first {
             m.insert(
                 "start".into(),

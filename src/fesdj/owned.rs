@@ -8,7 +8,8 @@
 use crate::ad::SparsityPattern;
 use crate::solver::ad_nlp::{AdComplementarity, AdNlp};
 use crate::solver::{
-    EvalError, HomotopySettings, MpccResult, MpccSolver, Nlp, SolverError, WarmPoint,
+    EvalError, HomotopySettings, MpccResult, MpccSolver, Nlp, SolverError, StationaritySettings,
+    WarmPoint,
 };
 
 /// The FESD-J NLP: the compiled functions of a [`Transcription`](super::Transcription) with variable bounds
@@ -163,6 +164,19 @@ impl OwnedSolver {
     ) -> Result<&MpccResult, SolverError> {
         self.solver
             .solve_warm_into(&self.nlp, &self.comp, p, start, &mut self.result)?;
+        Ok(&self.result)
+    }
+
+    /// Certify the stationarity of the last solve's solution (`MpccSolver::certify`,
+    /// formulation §10.8; allocates, not for the MPC tick). With a kept descent step the
+    /// result's solution and the duals change.
+    pub fn certify(
+        &mut self,
+        p: &[f64],
+        settings: &StationaritySettings,
+    ) -> Result<&MpccResult, SolverError> {
+        self.solver
+            .certify(&self.nlp, &self.comp, p, &mut self.result, settings)?;
         Ok(&self.result)
     }
 

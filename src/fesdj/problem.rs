@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::solver::mpcc::HomotopyStep;
-use crate::solver::{HomotopySettings, StopMeasure, WarmPoint};
+use crate::solver::{Certificate, HomotopySettings, StationaritySettings, StopMeasure, WarmPoint};
 
 use super::error::FesdjError;
 use super::extract::Extractor;
@@ -698,6 +698,34 @@ impl FesdjProblem {
         self.duals[2].copy_from_slice(b);
         self.last = Some(s);
         Ok(s)
+    }
+
+    /// The stationarity certificate of the last solution (formulation §10.8; `None` before
+    /// the first solve). Runs after the solve and allocates (the MPC controller does not call
+    /// it). With `settings.descent_step` and a kept branch-NLP step, the last solution (and its
+    /// duals) becomes the step's point; `fesdj solve` checks only (descent off), so that its
+    /// trajectory is the homotopy's.
+    pub fn certify(
+        &mut self,
+        settings: &StationaritySettings,
+    ) -> Result<Option<Certificate>, FesdjError> {
+        if !self.has_solution {
+            return Ok(None);
+        }
+        let r = self.solver.certify(&self.p, settings)?;
+        let cert = r.certificate.clone();
+        if cert
+            .as_ref()
+            .and_then(|c| c.descent.as_ref())
+            .is_some_and(|d| d.kept)
+        {
+            self.solution.copy_from_slice(&r.x);
+            let (l, a, b) = self.solver.duals();
+            self.duals[0].copy_from_slice(l);
+            self.duals[1].copy_from_slice(a);
+            self.duals[2].copy_from_slice(b);
+        }
+        Ok(cert)
     }
 
     /// Append the last solution's samples (times shifted by `t0`) to `b`; returns the end time.

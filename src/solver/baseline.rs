@@ -375,5 +375,6 @@ pub fn ipopt_mpcc(
         time_s: t0.elapsed().as_secs_f64(),
         x,
         steps,
+        certificate: None,
     })
 }

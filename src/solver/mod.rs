@@ -31,8 +31,8 @@ pub use ad_nlp::HessianApproximation;
 pub use error::{EvalError, SolverError};
 pub use ipm::{Ipm, IpmStart, Solution};
 pub use mpcc::{
-    HomotopySettings, MpccResult, MpccSolver, Polish, Relaxation, SigmaUpdate, StopMeasure,
-    WarmPoint,
+    Certificate, HomotopySettings, MpccResult, MpccSolver, Polish, Relaxation, SigmaUpdate,
+    Stationarity, StationaritySettings, StopMeasure, WarmPoint,
 };
 pub use nlp::{Complementarity, Nlp, VariablePairs, INF_BOUND};
 pub use settings::{MuStrategy, Settings};

@@ -56,14 +56,23 @@ fn bench_table_and_resume() {
     assert_eq!(t["total"]["ours_solved"], 2);
     // IPOPT was not asked for: its columns are empty
     assert!(t["total"]["ipopt_brf0_solved"].is_null());
+    // both kth3 variants end at a one-sided corner: strongly stationary, certified B
+    assert_eq!(fams[1]["ours_b_certified"], 2);
+    assert_eq!(fams[1]["ours_verdicts"], serde_json::json!({"S": 2}));
+    assert_eq!(fams[1]["ours_descent_kept"], 0);
     let md = std::fs::read_to_string(out.join("table.md")).unwrap();
     assert!(md.contains("| KTH | 2 | 2 (100 %) |"), "{md}");
+    assert!(md.contains("| 2 (100 %) | S 2 | 0 |"), "{md}");
     assert!(String::from_utf8_lossy(&o.stdout).contains("| KTH |"));
     let recs: Vec<serde_json::Value> = lines(&out)
         .iter()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(recs.len(), 3);
+    for r in &recs {
+        let want = if r["solved"] == true { "S" } else { "unknown" };
+        assert_eq!(r["stationarity"], want, "{r}");
+    }
     let obj = |name: &str| {
         recs.iter()
             .find(|r| r["problem"] == name)

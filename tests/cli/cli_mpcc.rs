@@ -36,6 +36,13 @@ fn mpcc_solve_json() {
     ] {
         assert!(doc.get(key).is_some(), "missing {key}");
     }
+    // the certificate: (0, 1) has G = x = 0 < H = y = 1, no biactive pair; ∇f = (-1, 0) =
+    // ν_G e_x with ν_G free: strongly stationary
+    assert_eq!(doc["stationarity"], "S");
+    assert_eq!(doc["certificate"]["biactive"], 0);
+    assert_eq!(doc["certificate"]["b_stationary"], true);
+    assert!(doc["certificate"]["descent"].is_null());
+    assert!(stderr.contains("stationarity S"), "{stderr}");
 }
 
 #[test]

@@ -23,3 +23,4 @@ mod nosbench;
 mod solver_kkt_accuracy;
 mod solver_step_retries;
 mod solver_warm_active_set;
+mod stationarity;

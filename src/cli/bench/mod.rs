@@ -15,7 +15,9 @@
 //! (start over with `--fresh`). At the end `OUT/table.md` and `OUT/table.json` are written.
 //!
 //! A problem counts as solved when the status is `Solved`, `max_i min(G_i, H_i) <= 1e-9` and the
-//! constraint violation is at most 1e-6 (the same test for both solvers). Times are the
+//! constraint violation is at most 1e-6 (the same test for both solvers). Ours also reports the
+//! stationarity verdict of its certificate (formulation §10.8); the table counts the solved
+//! problems certified B-stationary (S or B). Times are the
 //! solvers' own homotopy times (`time_s`: ours without reading the file, IPOPT's without
 //! building the CasADi NLP).
 
@@ -133,6 +135,8 @@ impl Record {
             homotopy_steps: 0,
             nlp_iterations: 0,
             steps: serde_json::Value::Null,
+            stationarity: String::new(),
+            descent: serde_json::Value::Null,
             error,
         }
     }
@@ -173,6 +177,15 @@ impl Record {
             homotopy_steps: count("homotopy_steps"),
             nlp_iterations: count("nlp_iterations"),
             steps,
+            stationarity: doc["stationarity"].as_str().unwrap_or("").to_string(),
+            descent: match &doc["certificate"]["descent"] {
+                serde_json::Value::Object(d) => serde_json::json!({
+                    "kept": d.get("kept"),
+                    "objective_before": d.get("objective_before"),
+                    "objective_after": d.get("objective_after"),
+                }),
+                _ => serde_json::Value::Null,
+            },
             error: String::new(),
         }
     }
@@ -602,6 +615,8 @@ mod tests {
             homotopy_steps: 1,
             nlp_iterations: 1,
             steps: serde_json::Value::Null,
+            stationarity: String::new(),
+            descent: serde_json::Value::Null,
             error: String::new(),
         }
     }
@@ -645,6 +660,38 @@ mod tests {
         assert!(t
             .markdown()
             .contains("| **all** | 4 | 4 (100 %) | 3 (75 %) | – |"));
+        // records without a certificate are "unchecked", not certified
+        assert_eq!(t.total.ours_b_certified, 0);
+        assert_eq!(t.total.ours_verdicts.get("unchecked"), Some(&4));
+    }
+
+    #[test]
+    fn table_counts_the_certified_share() {
+        let mut recs = Vec::new();
+        for (i, v) in ["S", "B", "C", "unknown"].iter().enumerate() {
+            let mut r = rec(&format!("A_{i}"), OURS, true, 1.0, 0.1);
+            r.stationarity = v.to_string();
+            recs.push(r);
+        }
+        recs[2].descent =
+            serde_json::json!({"kept": true, "objective_before": 2.0, "objective_after": 1.0});
+        let mut unsolved = rec("A_9", OURS, false, 1.0, 0.1);
+        unsolved.stationarity = "unknown".into();
+        recs.push(unsolved);
+        let t = Table::new(&recs);
+        let a = &t.families[0];
+        assert_eq!(
+            (a.ours_solved, a.ours_b_certified, a.ours_descent_kept),
+            (4, 2, 1)
+        );
+        assert_eq!(
+            a.ours_verdicts.values().sum::<usize>(),
+            4,
+            "solved ones only"
+        );
+        assert!(t
+            .markdown()
+            .contains("| 2 (50 %) | S 1, B 1, C 1, unknown 1 | 1 |"));
     }
 
     #[test]

@@ -56,6 +56,14 @@ pub struct Record {
     /// Per-step record of the solver (σ, status, iterations, residual), as the solver wrote it.
     #[serde(default)]
     pub steps: serde_json::Value,
+    /// Stationarity verdict of ours' certificate (`S`, `B`, `M`, `C`, `weak`, `unknown`;
+    /// empty for IPOPT and for results written before the certificate existed).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub stationarity: String,
+    /// The certificate's branch-NLP step, if one was taken: `{kept, objective_before,
+    /// objective_after}` (null otherwise).
+    #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
+    pub descent: serde_json::Value,
     /// Error text (stderr tail) when the child failed.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub error: String,

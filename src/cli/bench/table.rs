@@ -1,5 +1,6 @@
 //! The per-family table of a benchmark run: solved counts, median times and time ratios,
-//! objective agreement, from the results' records; as Markdown and JSON.
+//! objective agreement, the stationarity verdicts of ours (formulation §10.8), from the
+//! results' records; as Markdown and JSON.
 
 use std::collections::BTreeMap;
 
@@ -32,6 +33,13 @@ pub struct Row {
     pub objective_ours_lower: usize,
     /// Of those, ours higher beyond the tolerance.
     pub objective_ours_higher: usize,
+    /// Problems ours solved with a certified B-stationary point (verdict `S` or `B`).
+    pub ours_b_certified: usize,
+    /// Verdicts of ours' certificate over the problems ours solved (`unchecked` for results
+    /// without one).
+    pub ours_verdicts: BTreeMap<String, usize>,
+    /// Branch-NLP steps of the certificate that ours kept (lower objective).
+    pub ours_descent_kept: usize,
 }
 
 /// The per-family table.
@@ -77,11 +85,27 @@ impl Row {
         };
         let mut ratios = Vec::new();
         let mut ours_times = Vec::new();
+        let mut verdicts: BTreeMap<String, usize> = BTreeMap::new();
+        let (mut b_cert, mut kept) = (0, 0);
         let (mut both, mut agree, mut lower, mut higher) = (0, 0, 0, 0);
         for m in by_problem.values() {
             let ours = m.get(OURS).filter(|r| r.solved);
             if let Some(o) = ours {
                 ours_times.push(o.time_s);
+                let v = if o.stationarity.is_empty() {
+                    "unchecked"
+                } else {
+                    o.stationarity.as_str()
+                };
+                *verdicts.entry(v.to_string()).or_default() += 1;
+                if matches!(v, "S" | "B") {
+                    b_cert += 1;
+                }
+            }
+            if m.get(OURS)
+                .is_some_and(|r| r.descent["kept"].as_bool() == Some(true))
+            {
+                kept += 1;
             }
             if let (Some(o), Some(i)) = (ours, m.get(IPOPT_BRF0).filter(|r| r.solved)) {
                 both += 1;
@@ -110,9 +134,15 @@ impl Row {
             objective_agree: agree,
             objective_ours_lower: lower,
             objective_ours_higher: higher,
+            ours_b_certified: b_cert,
+            ours_verdicts: verdicts,
+            ours_descent_kept: kept,
         }
     }
 }
+
+/// Order of the verdicts in the Markdown table.
+const ORDER: [&str; 7] = ["S", "B", "M", "C", "weak", "unknown", "unchecked"];
 
 impl Table {
     /// The table of `records` (one per problem and solver; a later record of the same pair
@@ -146,8 +176,9 @@ impl Table {
         let num = |x: Option<f64>, d: usize| x.map_or("–".to_string(), |x| format!("{x:.d$}"));
         let mut s = String::from(
             "| family | problems | ours solved | IPOPT brf=0 solved | IPOPT default solved | \
-             ours median time s | median time ours/IPOPT | objectives agree / ours lower / ours higher |\n\
-             |---|---:|---:|---:|---:|---:|---:|---|\n",
+             ours median time s | median time ours/IPOPT | objectives agree / ours lower / ours higher | \
+             ours certified B (of solved) | ours verdicts | descent steps kept |\n\
+             |---|---:|---:|---:|---:|---:|---:|---|---:|---|---:|\n",
         );
         for r in self.families.iter().chain(std::iter::once(&self.total)) {
             let name = if r.family == "all" {
@@ -155,8 +186,17 @@ impl Table {
             } else {
                 r.family.clone()
             };
+            let verdicts = if r.ours_verdicts.is_empty() {
+                "–".to_string()
+            } else {
+                ORDER
+                    .iter()
+                    .filter_map(|v| r.ours_verdicts.get(*v).map(|k| format!("{v} {k}")))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
             s += &format!(
-                "| {name} | {} | {} | {} | {} | {} | {} | {} |\n",
+                "| {name} | {} | {} | {} | {} | {} | {} | {} | {} | {verdicts} | {} |\n",
                 r.problems,
                 pct(r.ours_solved, r.problems),
                 opt(r.ipopt_brf0_solved, r.problems),
@@ -174,6 +214,8 @@ impl Table {
                         r.both_solved
                     )
                 },
+                pct(r.ours_b_certified, r.ours_solved),
+                r.ours_descent_kept,
             );
         }
         s

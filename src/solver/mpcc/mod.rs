@@ -10,12 +10,16 @@
 //! (`comp_residual_product`). An optional polishing step fixes the identified active set
 //! (`G_i = 0` or `H_i = 0`, both for biactive pairs) and re-solves.
 
+mod certificate;
 mod relaxed;
 mod schedule;
 mod settings;
+mod stationarity;
 
+pub use certificate::{Certificate, DescentStep, Stationarity, StationaritySettings};
 pub use relaxed::{Relaxation, RelaxedNlp, RelaxedStructure};
 pub use settings::{HomotopySettings, Polish, SigmaUpdate, StopMeasure};
+pub use stationarity::certify_point;
 
 use super::error::SolverError;
 use super::ipm::{Ipm, IpmStart};
@@ -70,6 +74,9 @@ pub struct MpccResult {
     pub x: Vec<f64>,
     /// Per-subproblem statistics.
     pub steps: Vec<HomotopyStep>,
+    /// Stationarity certificate (formulation §10.8), set by [`MpccSolver::certify`]; `None`
+    /// when not checked.
+    pub certificate: Option<Certificate>,
 }
 
 impl MpccResult {
@@ -88,7 +95,15 @@ impl MpccResult {
             time_s: 0.0,
             x: Vec::new(),
             steps: Vec::new(),
+            certificate: None,
         }
+    }
+
+    /// The verdict of the certificate (`unknown` when not checked).
+    pub fn stationarity(&self) -> Stationarity {
+        self.certificate
+            .as_ref()
+            .map_or(Stationarity::Unknown, |c| c.verdict)
     }
 }
 
@@ -614,6 +629,7 @@ impl MpccSolver {
         out.time_s = t0.elapsed().as_secs_f64();
         out.x.clear();
         out.x.extend_from_slice(&self.x);
+        out.certificate = None;
         Ok(())
     }
 
