@@ -771,11 +771,30 @@ impl MpccSolver {
             .solve(&self.relaxed.bind_unchecked(nlp, comp), p, start);
         self.relaxed.fix.fill(0);
         let status = status?;
+        let (r_stop, neg) = self.record_fixed_solve(status, comp, p, ts, steps, iters);
+        if !(status.is_success() && neg <= st.ipm.tol.max(1e-9)) {
+            return Ok(None);
+        }
+        self.save_solution();
+        Ok(Some(r_stop <= st.comp_tol))
+    }
+
+    /// Book the IPM solve of a fixed-active-set NLP (polishing, warm active set) that began at
+    /// `ts`: count its iterations, record it as a step of σ = 0 and return the stop measure and
+    /// the sign violation `max(−G, −H, 0)` at its solution.
+    fn record_fixed_solve(
+        &mut self,
+        status: Status,
+        comp: &dyn Complementarity,
+        p: &[f64],
+        ts: Instant,
+        steps: &mut Vec<HomotopyStep>,
+        iters: &mut usize,
+    ) -> (f64, f64) {
         *iters += self.ipm.info().iterations;
         let mut xp = std::mem::take(&mut self.xp);
         xp.copy_from_slice(self.ipm.solution().x);
         let (rmin, rprod, neg) = self.residuals(comp, &xp, p);
-        let r_stop = self.stop_of(rmin, rprod);
         self.xp = xp;
         steps.push(HomotopyStep {
             sigma: 0.0,
@@ -786,11 +805,7 @@ impl MpccSolver {
             time_s: ts.elapsed().as_secs_f64(),
             timers: self.ipm.info().timers,
         });
-        if !(status.is_success() && neg <= st.ipm.tol.max(1e-9)) {
-            return Ok(None);
-        }
-        self.save_solution();
-        Ok(Some(r_stop <= st.comp_tol))
+        (self.stop_of(rmin, rprod), neg)
     }
 
     /// Fix the active set at the current solution and re-solve. Returns true if kept.
@@ -838,22 +853,8 @@ impl MpccSolver {
         );
         self.xs = xs;
         let status = self.best_acceptable_if_stop(solved?, comp, p);
-        *iters += self.ipm.info().iterations;
-        let mut xp = std::mem::take(&mut self.xp);
-        xp.copy_from_slice(self.ipm.solution().x);
-        let (rmin_after, rprod_after, _) = self.residuals(comp, &xp, p);
-        let r_after = self.stop_of(rmin_after, rprod_after);
-        self.xp = xp;
+        let (r_after, _) = self.record_fixed_solve(status, comp, p, ts, steps, iters);
         self.relaxed.fix.fill(0);
-        steps.push(HomotopyStep {
-            sigma: 0.0,
-            status,
-            iterations: self.ipm.info().iterations,
-            objective: self.ipm.info().objective,
-            comp_residual: rmin_after,
-            time_s: ts.elapsed().as_secs_f64(),
-            timers: self.ipm.info().timers,
-        });
         let f_after = self.ipm.info().objective;
         let keep = status.is_success()
             && r_after <= st.comp_tol
