@@ -165,12 +165,15 @@ fn per_call(n: usize, mut f: impl FnMut()) -> f64 {
 }
 
 fn main() {
-    let n_rep: usize = std::env::args()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(200);
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/hopper_mpc.yaml");
-    let problem = Problem::load(&path, &[]).expect("config");
+    // Arguments: [N] [CONFIG] [KEY=VALUE overrides ...] (default config/hopper_mpc.yaml).
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let n_rep: usize = args.first().and_then(|s| s.parse().ok()).unwrap_or(200);
+    let path = args.get(1).map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("config/hopper_mpc.yaml"),
+        std::path::PathBuf::from,
+    );
+    let overrides: Vec<String> = args.iter().skip(2).cloned().collect();
+    let problem = Problem::load(&path, &overrides).expect("config");
     let setup = problem.ocp().expect("ocp");
     let t_build = Instant::now();
     let mpcc = transcribe(&setup.ocp, &setup.options).expect("transcribe");
@@ -192,7 +195,8 @@ fn main() {
     let mut p = mpcc.p0.clone();
     setup.write_references(&mpcc.layout, &mut p);
     println!(
-        "hopper_mpc: n_w = {}, n_g = {}, n_comp = {}, n_p = {}; build {:.2} s",
+        "{}: n_w = {}, n_g = {}, n_comp = {}, n_p = {}; build {:.2} s",
+        path.display(),
         mpcc.n_w(),
         mpcc.n_g(),
         mpcc.n_comp(),
@@ -352,6 +356,8 @@ fn main() {
     let diag_c: Vec<f64> = (0..m).map(|i| if i % 3 == 0 { 0.5 } else { 0.0 }).collect();
     let mut kkt = kkt_bench::KktBench::new(relaxed.hessian_pattern(), relaxed.jacobian_pattern())
         .expect("kkt");
+    let (dim, nnz_a, nnz_l, flops) = kkt.stats();
+    println!("    KKT dim {dim}, nnz(A) {nnz_a}, nnz(L) {nnz_l}, factor multiply-adds {flops}");
     let rhs: Vec<f64> = (0..n + m).map(|i| ((i * 7919) % 13) as f64 - 6.0).collect();
     let mut sol = vec![0.0; n + m];
     let mut inertia = (0, 0, 0);

@@ -155,6 +155,26 @@ impl StaticLdlt {
         }
     }
 
+    /// Nonzeros of the strictly lower part of `L`.
+    pub fn nnz_l(&self) -> usize {
+        self.l_row.len()
+    }
+
+    /// Nonzeros of the lower triangle of the permuted matrix (with the diagonal).
+    pub fn nnz_a(&self) -> usize {
+        self.a_row.len()
+    }
+
+    /// Multiply-adds of one numeric factorisation: Σ over columns of `nnz(L[:, j])²`.
+    pub fn flops(&self) -> usize {
+        (0..self.n)
+            .map(|j| {
+                let c = self.l_ptr[j + 1] - self.l_ptr[j];
+                c * c
+            })
+            .sum()
+    }
+
     /// The pivots `D` (in pivot order).
     pub fn pivots(&self) -> &[f64] {
         &self.d

@@ -18,6 +18,11 @@ impl KktBench {
             kkt: Kkt::new(hess, jac)?,
         })
     }
+    /// (dimension, nnz of the permuted lower triangle, nnz of L, multiply-adds per factorisation).
+    pub fn stats(&self) -> (usize, usize, usize, usize) {
+        let l = &self.kkt.ldlt;
+        (self.kkt.dim(), l.nnz_a(), l.nnz_l(), l.flops())
+    }
     /// Fill the values (see `Kkt::assemble`).
     pub fn assemble(
         &mut self,
