@@ -15,7 +15,7 @@ use std::rc::Rc;
 use crate::ad::Sx;
 use crate::fesdj::{ClsFunctions, ClsModel, ContactLaw};
 use crate::model::{
-    contact_jacobians, crba, forward_kinematics, nonlinear_effects, signed_distance, Contact,
+    contact_jacobians, crba, forward_kinematics, nonlinear_effects, rnea, signed_distance, Contact,
     ContactSpec, Data, JointType, Model, ModelOptions, RootJoint, SurfaceSpec,
 };
 
@@ -245,6 +245,12 @@ impl ClsFunctions for RobotFunctions {
             Ok(h) => h.iter().map(|x| -*x).collect(),
             Err(_) => Vec::new(),
         }
+    }
+    fn inverse_dynamics(&self, q: &[Sx], v: &[Sx], a: &[Sx]) -> Option<Vec<Sx>> {
+        let m = &self.0.model;
+        let mut data = Data::<Sx>::new(m);
+        // An error (wrong sizes) leaves an empty result that `ClsModel` rejects by size.
+        Some(rnea(m, &mut data, q, v, a).map_or_else(|_| Vec::new(), <[Sx]>::to_vec))
     }
     fn input_matrix(&self, _q: &[Sx]) -> Vec<Sx> {
         let nv = self.0.model.nv;

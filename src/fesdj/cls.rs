@@ -24,6 +24,12 @@ pub trait ClsFunctions {
     /// All smooth forces `f_v(q, v)` (gravity, Coriolis, springs, drag; *not* divided by `M`),
     /// length `n_q`.
     fn smooth_forces(&self, q: &[Sx], v: &[Sx]) -> Vec<Sx>;
+    /// Inverse dynamics `M(q) a − f_v(q, v)` as one expression (for a rigid-body model: one
+    /// RNEA pass, O(n_q) instead of the O(n_q²) entries of `M(q)`), length `n_q`. `None` (the
+    /// default) composes [`ClsFunctions::mass_matrix`] and [`ClsFunctions::smooth_forces`].
+    fn inverse_dynamics(&self, _q: &[Sx], _v: &[Sx], _a: &[Sx]) -> Option<Vec<Sx>> {
+        None
+    }
     /// Input matrix `B_u(q)` (`n_q × n_u`). The default is empty (`n_u = 0`).
     fn input_matrix(&self, _q: &[Sx]) -> Vec<Sx> {
         Vec::new()
@@ -191,6 +197,18 @@ impl ClsModel {
         let f = self.functions.smooth_forces(q, v);
         check_len("smooth_forces", &f, self.n_q)?;
         Ok(f)
+    }
+    /// `M(q) a − f_v(q, v)`: the model's own inverse dynamics where it has one, else composed
+    /// from `M` and `f_v`; checked to have length `n_q`.
+    pub fn inverse_dynamics(&self, q: &[Sx], v: &[Sx], a: &[Sx]) -> Result<Vec<Sx>, FesdjError> {
+        if let Some(r) = self.functions.inverse_dynamics(q, v, a) {
+            check_len("inverse_dynamics", &r, self.n_q)?;
+            return Ok(r);
+        }
+        let m = self.mass_matrix(q)?;
+        let f = self.smooth_forces(q, v)?;
+        let ma = super::linalg::mat_vec(&m, self.n_q, a);
+        Ok(ma.iter().zip(&f).map(|(&x, &y)| x - y).collect())
     }
     /// `B_u(q)`, checked to be `n_q × n_u`.
     pub fn input_matrix(&self, q: &[Sx]) -> Result<Vec<Sx>, FesdjError> {

@@ -387,19 +387,24 @@ impl Builder<'_> {
             let q = &qs[j];
             let v = &vs[j];
             let geo = self.geom(q)?;
-            let mut rhs = self.model.smooth_forces(q, v)?;
+            // The forces other than f_v: B_u u + J λ.
+            let mut ext = vec![Sx::zero(); n_q];
             if self.model.n_u() > 0 {
                 let bu = self.model.input_matrix(q)?;
-                for (a, b) in rhs.iter_mut().zip(mat_vec(&bu, n_q, &u)) {
+                for (a, b) in ext.iter_mut().zip(mat_vec(&bu, n_q, &u)) {
                     *a += b;
                 }
             }
             let fc = self.contact_force(&geo, &s.lambda_n, &s.friction);
-            for (a, b) in rhs.iter_mut().zip(fc) {
+            for (a, b) in ext.iter_mut().zip(fc) {
                 *a += b * force_scale;
             }
-            let m = self.model.mass_matrix(q)?;
             let acc = if s.z_v.is_empty() {
+                let m = self.model.mass_matrix(q)?;
+                let mut rhs = self.model.smooth_forces(q, v)?;
+                for (a, b) in rhs.iter_mut().zip(&ext) {
+                    *a += *b;
+                }
                 solve_spd(&m, &rhs)
             } else {
                 self.x(&s.z_v)
@@ -408,9 +413,10 @@ impl Builder<'_> {
             let r: Vec<Sx> = (0..n_q).map(|i| col(&vs, i) - h * acc[i]).collect();
             self.eqs(&r, RowKind::StageVelocity, at);
             if !s.z_v.is_empty() {
-                // (3): M z_v − rhs = 0.
-                let mz = mat_vec(&m, n_q, &acc);
-                let r: Vec<Sx> = mz.iter().zip(&rhs).map(|(&a, &b)| a - b).collect();
+                // (3): M z_v − f_v − B_u u − J λ = 0, with M z_v − f_v as the model's inverse
+                // dynamics (one RNEA pass for a robot).
+                let id = self.model.inverse_dynamics(q, v, &acc)?;
+                let r: Vec<Sx> = id.iter().zip(&ext).map(|(&a, &b)| a - b).collect();
                 self.eqs(&r, RowKind::LiftedDynamics, at);
             }
             // Gap lifting y − f_c(q) = 0.

@@ -338,6 +338,9 @@ pub fn ipopt_mpcc(
                 total: r.time_s,
                 ..Timers::default()
             },
+            // Not reported by IPOPT's C interface as used here.
+            factorizations: 0,
+            restoration_iterations: 0,
         });
         let ok = r.status.is_success();
         if ok || warm.is_none() {

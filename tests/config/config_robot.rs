@@ -1,6 +1,7 @@
 //! Robot models from problem files: the ClsModel built symbolically (src/model with `Sx`)
 //! equals the f64 algorithms of src/model (M = crba, f_v = −nonlinear_effects, gaps, J_n, J_t)
-//! at random states; J_n = ∇f_c; and the shipped hopper is as designed.
+//! at random states; the inverse dynamics M a − f_v (one symbolic RNEA pass) equals the f64
+//! crba and nonlinear_effects composed; J_n = ∇f_c; and the shipped hopper is as designed.
 #![allow(clippy::needless_range_loop)]
 
 use std::path::{Path, PathBuf};
@@ -31,10 +32,12 @@ fn robot(p: &Problem) -> &RobotModel {
     }
 }
 
-/// Outputs `[M, f_v, B_u, f_c, J_n, J_t^0, J_t^1, …]` of a ClsModel as one function of (q, v).
+/// Outputs `[M, f_v, B_u, f_c, J_n, J_t^0, J_t^1, …, M a − f_v]` of a ClsModel as one function
+/// of (q, v, a).
 fn compile(model: &ClsModel) -> (Function, Vec<usize>) {
     let q = Sx::sym_vec("q", model.n_q());
     let v = Sx::sym_vec("v", model.n_q());
+    let a = Sx::sym_vec("a", model.n_q());
     let mut outs = vec![
         model.mass_matrix(&q).unwrap(),
         model.smooth_forces(&q, &v).unwrap(),
@@ -49,15 +52,20 @@ fn compile(model: &ClsModel) -> (Function, Vec<usize>) {
             outs.push(Vec::new());
         }
     }
+    outs.push(model.inverse_dynamics(&q, &v, &a).unwrap());
     let sizes = outs.iter().map(Vec::len).collect();
     let refs: Vec<&[Sx]> = outs.iter().map(|o| o.as_slice()).collect();
-    (Function::new("cls", &[&q, &v], &refs).unwrap(), sizes)
+    (Function::new("cls", &[&q, &v, &a], &refs).unwrap(), sizes)
 }
 
 fn eval(f: &Function, sizes: &[usize], q: &[f64], v: &[f64]) -> Vec<Vec<f64>> {
+    eval_a(f, sizes, q, v, &vec![0.0; q.len()])
+}
+
+fn eval_a(f: &Function, sizes: &[usize], q: &[f64], v: &[f64], a: &[f64]) -> Vec<Vec<f64>> {
     let mut outs: Vec<Vec<f64>> = sizes.iter().map(|&n| vec![0.0; n]).collect();
     let mut refs: Vec<&mut [f64]> = outs.iter_mut().map(|o| o.as_mut_slice()).collect();
-    f.eval(&[q, v], &mut refs, &mut f.workspace()).unwrap();
+    f.eval(&[q, v, a], &mut refs, &mut f.workspace()).unwrap();
     outs
 }
 
@@ -84,12 +92,18 @@ fn compare_with_model(p: &Problem, n: usize, seed: u64, q_range: f64) {
             .map(|_| rng.random_range(-q_range..q_range))
             .collect();
         let v: Vec<f64> = (0..m.nv).map(|_| rng.random_range(-2.0..2.0)).collect();
-        let out = eval(&f, &sizes, &q, &v);
+        let a: Vec<f64> = (0..m.nv).map(|_| rng.random_range(-5.0..5.0)).collect();
+        let out = eval_a(&f, &sizes, &q, &v, &a);
         let mm = crba(m, &mut data, &q).unwrap().to_vec();
         close(&out[0], &mm, 1e-12, "M");
         let h = nonlinear_effects(m, &mut data, &q, &v).unwrap().to_vec();
         let fv: Vec<f64> = h.iter().map(|x| -x).collect();
         close(&out[1], &fv, 1e-12, "f_v = -h");
+        // M a − f_v = M a + h from the f64 algorithms (M symmetric: row-major is column-major).
+        let id: Vec<f64> = (0..m.nv)
+            .map(|i| (0..m.nv).map(|j| mm[i * m.nv + j] * a[j]).sum::<f64>() + h[i])
+            .collect();
+        close(out.last().unwrap(), &id, 1e-11, "M a - f_v (RNEA)");
         forward_kinematics(m, &mut data, &q).unwrap();
         for (l, c) in r.contacts.iter().enumerate() {
             close(
@@ -194,6 +208,15 @@ initial: {q: [0, 0, 1, 0, 0, 0, 0]}
     assert_eq!(cls.contacts()[2].n_t, 0);
     assert_eq!(p.symbols().u, ["u_swing"]);
     compare_with_model(&p, 15, 11, 1.0);
+}
+
+/// The 18-DOF quadruped on its `floating_zyx` base: a model big enough that a wrong RNEA
+/// recursion (a frame, a sign, a missing velocity product) cannot hide.
+#[test]
+fn quadruped_model_matches_the_f64_algorithms() {
+    let p = Problem::load(&root().join("config/quadruped_mpc.yaml"), &[]).unwrap();
+    assert_eq!(robot(&p).model.nv, 18);
+    compare_with_model(&p, 3, 5, 0.8);
 }
 
 #[test]

@@ -145,7 +145,11 @@ impl Ipm {
         let (max_pert, first) = (s.max_hessian_perturbation, s.first_hessian_perturbation);
         let base_reg = s.dual_regularization;
         self.reg_c = base_reg;
-        let mut dw = 0.0f64;
+        let mut dw = if s.hessian_perturbation_memory && self.delta_w > 0.0 {
+            (self.last_delta_w / 3.0).max(1e-20)
+        } else {
+            0.0f64
+        };
         let mut tries = 0;
         loop {
             tries += 1;

@@ -46,6 +46,10 @@ pub struct HomotopyStep {
     pub time_s: f64,
     /// Its split into evaluations, KKT linear algebra and line search (the IPM's timers).
     pub timers: Timers,
+    /// KKT factorisations (more than one per iteration when the inertia is corrected).
+    pub factorizations: usize,
+    /// Iterations in the restoration phase (included in `iterations`).
+    pub restoration_iterations: usize,
 }
 
 /// Result of an MPCC solve.
@@ -561,6 +565,8 @@ impl MpccSolver {
                 comp_residual: rmin,
                 time_s: ts.elapsed().as_secs_f64(),
                 timers: self.ipm.info().timers,
+                factorizations: self.ipm.info().factorizations,
+                restoration_iterations: self.ipm.info().restoration_iterations,
             });
             if ok && r_stop <= st.comp_tol {
                 converged = true;
@@ -804,6 +810,8 @@ impl MpccSolver {
             comp_residual: rmin,
             time_s: ts.elapsed().as_secs_f64(),
             timers: self.ipm.info().timers,
+            factorizations: self.ipm.info().factorizations,
+            restoration_iterations: self.ipm.info().restoration_iterations,
         });
         (self.stop_of(rmin, rprod), neg)
     }

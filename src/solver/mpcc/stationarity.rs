@@ -1391,6 +1391,8 @@ impl MpccSolver {
         let info = self.ipm.info();
         let iterations = info.iterations;
         let timers = info.timers;
+        let (factorizations, restoration_iterations) =
+            (info.factorizations, info.restoration_iterations);
         let xn = self.ipm.solution().x.to_vec();
         let f_after = nlp.eval_f(&xn, p).unwrap_or(f64::NAN);
         let (rmin, rprod, neg) = self.residuals(comp, &xn, p);
@@ -1412,6 +1414,8 @@ impl MpccSolver {
             comp_residual: rmin,
             time_s: ts.elapsed().as_secs_f64(),
             timers,
+            factorizations,
+            restoration_iterations,
         });
         if keep {
             self.save_solution();
