@@ -387,24 +387,20 @@ impl Builder<'_> {
             let q = &qs[j];
             let v = &vs[j];
             let geo = self.geom(q)?;
-            // The forces other than f_v: B_u u + J λ.
-            let mut ext = vec![Sx::zero(); n_q];
-            if self.model.n_u() > 0 {
-                let bu = self.model.input_matrix(q)?;
-                for (a, b) in ext.iter_mut().zip(mat_vec(&bu, n_q, &u)) {
-                    *a += b;
-                }
-            }
-            let fc = self.contact_force(&geo, &s.lambda_n, &s.friction);
-            for (a, b) in ext.iter_mut().zip(fc) {
-                *a += b * force_scale;
-            }
             let acc = if s.z_v.is_empty() {
-                let m = self.model.mass_matrix(q)?;
+                // (2): M⁻¹ (f_v + B_u u + J λ).
                 let mut rhs = self.model.smooth_forces(q, v)?;
-                for (a, b) in rhs.iter_mut().zip(&ext) {
-                    *a += *b;
+                if self.model.n_u() > 0 {
+                    let bu = self.model.input_matrix(q)?;
+                    for (a, b) in rhs.iter_mut().zip(mat_vec(&bu, n_q, &u)) {
+                        *a += b;
+                    }
                 }
+                let fc = self.contact_force(&geo, &s.lambda_n, &s.friction);
+                for (a, b) in rhs.iter_mut().zip(fc) {
+                    *a += b * force_scale;
+                }
+                let m = self.model.mass_matrix(q)?;
                 solve_spd(&m, &rhs)
             } else {
                 self.x(&s.z_v)
@@ -415,8 +411,17 @@ impl Builder<'_> {
             if !s.z_v.is_empty() {
                 // (3): M z_v − f_v − B_u u − J λ = 0, with M z_v − f_v as the model's inverse
                 // dynamics (one RNEA pass for a robot).
-                let id = self.model.inverse_dynamics(q, v, &acc)?;
-                let r: Vec<Sx> = id.iter().zip(&ext).map(|(&a, &b)| a - b).collect();
+                let mut r = self.model.inverse_dynamics(q, v, &acc)?;
+                if self.model.n_u() > 0 {
+                    let bu = self.model.input_matrix(q)?;
+                    for (a, b) in r.iter_mut().zip(mat_vec(&bu, n_q, &u)) {
+                        *a -= b;
+                    }
+                }
+                let fc = self.contact_force(&geo, &s.lambda_n, &s.friction);
+                for (a, b) in r.iter_mut().zip(fc) {
+                    *a -= b * force_scale;
+                }
                 self.eqs(&r, RowKind::LiftedDynamics, at);
             }
             // Gap lifting y − f_c(q) = 0.
