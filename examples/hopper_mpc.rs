@@ -128,6 +128,7 @@ fn main() {
         &ClosedLoopOptions {
             steps: ticks,
             budget_s: 10.0,
+            startup_budget_s: None,
             noise_std: Vec::new(),
             seed: 1,
         },

@@ -99,6 +99,7 @@ pub fn log_document(problem: &Problem, setup: &MpcSetup, log: &ClosedLoopLog) ->
         "deadline_s": setup.solve_budget_s,
         "names": {"q": s.q, "v": s.v, "u": s.u},
         "ticks": ticks,
+        "startup": log.startup,
         "final_state": log.final_state,
         "summary": {
             "ticks": log.ticks.len(),
@@ -176,6 +177,7 @@ pub fn mpc(args: &MpcArgs) -> Result<Value, RunError> {
     let options = ClosedLoopOptions {
         steps: args.steps.unwrap_or(cl.setup.steps),
         budget_s: cl.setup.solve_budget_s,
+        startup_budget_s: cl.setup.startup_budget_s,
         noise_std: cl.setup.noise_std.clone(),
         seed: cl.setup.seed,
     };

@@ -27,6 +27,9 @@ pub struct MpcSetup {
     /// Wall-time budget of every solve, seconds (`mpc.deadline_s`: a solve that needs longer
     /// misses its deadline and is not used).
     pub solve_budget_s: f64,
+    /// Budget of the start-up solve before the first tick (`mpc.startup_deadline_s`; `None`:
+    /// no start-up solve).
+    pub startup_budget_s: Option<f64>,
     /// Controller settings (actuated coordinates and effort limits filled in).
     pub settings: ControllerSettings,
     /// Measurement noise per state entry (empty: none).
@@ -65,6 +68,7 @@ impl Problem {
             rate_hz,
             steps,
             deadline_s,
+            startup_deadline_s,
             warm_sigma0,
             cold_sigma0,
             shift,
@@ -197,6 +201,10 @@ impl Problem {
             command_rate_hz,
             steps,
             solve_budget_s: deadline_s,
+            startup_budget_s: match startup_deadline_s {
+                Some(d) => Some(positive("mpc.startup_deadline_s", d)?),
+                None => None,
+            },
             settings,
             noise_std,
             seed,

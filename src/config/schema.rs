@@ -53,6 +53,7 @@ pub struct Config {
 ///   deadline_s: 0.1        # per solve (default 1/rate_hz)
 ///   warm_sigma0: 1.0e-2    # ControllerSettings (defaults as there)
 ///   cold_sigma0: 1
+///   startup_deadline_s: 5  # plan once at the initial state before the first tick (default none)
 ///   shift: true
 ///   warm_duals: true       # primal-dual warm start (false: primal only)
 ///   warm_retries: 0        # failures in a row warm-started from the last verified plan
@@ -82,6 +83,9 @@ pub struct MpcSpec {
     pub steps: Option<usize>,
     /// Deadline of every solve in seconds (default `1 / rate_hz`).
     pub deadline_s: Option<f64>,
+    /// Budget of a start-up solve before the first tick, at the initial state (default none:
+    /// the first tick solves cold within `deadline_s`).
+    pub startup_deadline_s: Option<f64>,
     /// σ₀ of warm starts.
     pub warm_sigma0: Option<f64>,
     /// σ₀ of cold starts.

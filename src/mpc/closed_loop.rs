@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use super::controller::Controller;
 use super::error::MpcError;
-use super::log::{ClosedLoopLog, TickLog};
+use super::log::{ClosedLoopLog, StartupLog, TickLog};
 use super::plant::Plant;
 
 /// Options of a closed-loop run.
@@ -15,6 +15,10 @@ pub struct ClosedLoopOptions {
     pub steps: usize,
     /// Wall-time budget of every solve, seconds.
     pub budget_s: f64,
+    /// A start-up solve before the first tick, with this budget (seconds): the plan at the
+    /// initial state, computed while the robot waits at rest, from which tick 0 warm-starts
+    /// (`mpc.startup_deadline_s`). `None`: tick 0 solves cold within `budget_s`.
+    pub startup_budget_s: Option<f64>,
     /// Standard deviation of the measurement noise per state entry (`2 n_q`; empty = none).
     pub noise_std: Vec<f64>,
     /// Seed of the noise generator.
@@ -102,6 +106,34 @@ pub fn run_closed_loop_with(
     }
     let budget = Duration::from_secs_f64(options.budget_s);
     let dt = plant.step_time();
+    let startup = match options.startup_budget_s {
+        None => None,
+        Some(b) if b.is_finite() && b > 0.0 => {
+            if let Some(r) = reference.as_mut() {
+                r(0.0, &mut p);
+                ctrl.set_reference(&p)?;
+            }
+            let n_q = x0.len() / 2;
+            ctrl.set_state(0.0, &x0[..n_q], &x0[n_q..])?;
+            let plan = ctrl.solve(Duration::from_secs_f64(b))?;
+            let (source, status) = (plan.source, plan.last_attempt);
+            let stats = ctrl.problem().last_stats();
+            Some(StartupLog {
+                source,
+                status,
+                solve_time_s: stats.map_or(f64::NAN, |s| s.solve_time_s),
+                homotopy_steps: stats.map_or(0, |s| s.homotopy_steps),
+                nlp_iterations: stats.map_or(0, |s| s.nlp_iterations),
+                homotopy: ctrl.problem().last_homotopy().to_vec(),
+            })
+        }
+        Some(b) => {
+            return Err(MpcError::Settings {
+                field: "startup_budget_s".into(),
+                why: format!("must be finite and > 0, got {b}"),
+            })
+        }
+    };
     let mut noise = Noise::new(options.seed);
     let mut x = x0.to_vec();
     let mut meas = x0.to_vec();
@@ -127,7 +159,8 @@ pub fn run_closed_loop_with(
         let u = ctrl.control(t).to_vec();
         let r = plant.step(&x, &u)?;
         if !r.converged() {
-            let log = ClosedLoopLog::new(dt, ticks, x.clone(), ctrl.counters());
+            let mut log = ClosedLoopLog::new(dt, ticks, x.clone(), ctrl.counters());
+            log.startup = startup;
             return Err(MpcError::PlantFailed {
                 tick: step,
                 t,
@@ -153,5 +186,7 @@ pub fn run_closed_loop_with(
         });
         x.copy_from_slice(plant.state());
     }
-    Ok(ClosedLoopLog::new(dt, ticks, x, ctrl.counters()))
+    let mut log = ClosedLoopLog::new(dt, ticks, x, ctrl.counters());
+    log.startup = startup;
+    Ok(log)
 }

@@ -42,6 +42,25 @@ pub struct TickLog {
     pub plant_nlp_iterations: usize,
 }
 
+/// The start-up solve of a run ([`super::ClosedLoopOptions::startup_budget_s`]): before the
+/// first tick, at the initial state; not a tick (its time is not in the tick statistics, its
+/// solve is in the counters).
+#[derive(Clone, Debug, Serialize)]
+pub struct StartupLog {
+    /// Which plan was in charge after the solve.
+    pub source: PlanSource,
+    /// Status of the solve.
+    pub status: Status,
+    /// Wall-clock time of the solve, seconds.
+    pub solve_time_s: f64,
+    /// Homotopy steps.
+    pub homotopy_steps: usize,
+    /// Interior-point iterations.
+    pub nlp_iterations: usize,
+    /// The relaxed NLPs of the solve.
+    pub homotopy: Vec<HomotopyStep>,
+}
+
 /// Statistics of a run.
 #[derive(Clone, Debug, Serialize)]
 pub struct Summary {
@@ -70,6 +89,8 @@ pub struct ClosedLoopLog {
     pub final_state: Vec<f64>,
     /// Statistics.
     pub summary: Summary,
+    /// The start-up solve, when the run had one.
+    pub startup: Option<StartupLog>,
 }
 
 impl ClosedLoopLog {
@@ -108,6 +129,7 @@ impl ClosedLoopLog {
             ticks,
             final_state,
             summary,
+            startup: None,
         }
     }
 }

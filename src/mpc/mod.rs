@@ -29,7 +29,7 @@ pub use closed_loop::{run_closed_loop, run_closed_loop_with, ClosedLoopOptions, 
 pub use controller::Controller;
 pub use error::MpcError;
 pub use fallback::Fallback;
-pub use log::{ClosedLoopLog, Summary, TickLog};
+pub use log::{ClosedLoopLog, StartupLog, Summary, TickLog};
 pub use plan::{Plan, PlanSource};
 pub use plant::{Plant, PlantStep};
 pub use projection::GapProjection;

@@ -32,6 +32,7 @@ fn block_reaches_the_target_and_stops() {
         &ClosedLoopOptions {
             steps: 30,
             budget_s: 5.0,
+            startup_budget_s: None,
             noise_std: Vec::new(),
             seed: 1,
         },
@@ -55,6 +56,53 @@ fn block_reaches_the_target_and_stops() {
     assert!(log.ticks.iter().all(|t| t.u[0].abs() <= U_MAX + 1e-9));
 }
 
+/// `startup_budget_s`: one solve at the initial state before the first tick, logged apart
+/// from the ticks; tick 0 then starts warm from its plan (one cold start in the whole run),
+/// and the block still reaches the target. A bad budget is an error naming the field.
+#[test]
+fn startup_solve_runs_before_the_first_tick() {
+    let _turn = crate::support::serial::file(module_path!());
+    let mut ctrl = controller(settings());
+    let mut sim = plant();
+    let options = ClosedLoopOptions {
+        steps: 30,
+        budget_s: 5.0,
+        startup_budget_s: Some(5.0),
+        noise_std: Vec::new(),
+        seed: 1,
+    };
+    let log =
+        run_closed_loop(&mut ctrl, &mut sim, &[0.0, 0.0, 0.0, 0.0], &options).expect("closed loop");
+    let startup = log.startup.as_ref().expect("start-up solve logged");
+    assert_eq!(startup.source, PlanSource::Fresh, "{startup:?}");
+    assert!(startup.nlp_iterations > 0 && startup.solve_time_s > 0.0);
+    assert_eq!(log.ticks.len(), 30);
+    let c = log.summary.counters;
+    assert_eq!(c.solves, 31, "{c:?}");
+    assert_eq!(c.cold_starts, 1, "only the start-up solve is cold: {c:?}");
+    assert!(
+        (log.final_state[0] - TARGET).abs() < 0.02,
+        "{:?}",
+        log.final_state
+    );
+    // Tick 0 re-solves the start-up problem from its solution: far fewer iterations.
+    assert!(
+        log.ticks[0].nlp_iterations < startup.nlp_iterations,
+        "tick 0: {} iterations, start-up {}",
+        log.ticks[0].nlp_iterations,
+        startup.nlp_iterations
+    );
+
+    let mut ctrl = controller(settings());
+    let bad = ClosedLoopOptions {
+        startup_budget_s: Some(f64::NAN),
+        ..options
+    };
+    let err = run_closed_loop(&mut ctrl, &mut plant(), &[0.0, 0.0, 0.0, 0.0], &bad)
+        .expect_err("NaN start-up budget");
+    assert!(err.to_string().contains("startup_budget_s"), "{err}");
+}
+
 #[test]
 fn noisy_measurements_still_converge() {
     let _turn = crate::support::serial::file(module_path!());
@@ -67,6 +115,7 @@ fn noisy_measurements_still_converge() {
         &ClosedLoopOptions {
             steps: 30,
             budget_s: 5.0,
+            startup_budget_s: None,
             noise_std: vec![1e-3, 0.0, 1e-3, 0.0],
             seed: 7,
         },
@@ -233,6 +282,7 @@ fn block_run(active_set: bool) -> fesdj_mpc::mpc::ClosedLoopLog {
         &ClosedLoopOptions {
             steps: 30,
             budget_s: 5.0,
+            startup_budget_s: None,
             noise_std: Vec::new(),
             seed: 1,
         },

@@ -41,6 +41,7 @@ fn closed_loop(overrides: &[&str], steps: usize) -> (Vec<f64>, ClosedLoopLog) {
         &ClosedLoopOptions {
             steps,
             budget_s: 1.0,
+            startup_budget_s: None,
             noise_std: Vec::new(),
             seed: 1,
         },

@@ -103,6 +103,7 @@ fn the_closed_loop_follows_the_wave() {
     let options = fesdj_mpc::mpc::ClosedLoopOptions {
         steps: 30,
         budget_s: 5.0,
+        startup_budget_s: None,
         noise_std: Vec::new(),
         seed: 1,
     };

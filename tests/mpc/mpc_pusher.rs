@@ -64,6 +64,7 @@ fn shipped_pusher_mpc_pushes_the_box_to_its_target() {
         &ClosedLoopOptions {
             steps: 40,
             budget_s: 1.0,
+            startup_budget_s: None,
             noise_std: Vec::new(),
             seed: 1,
         },
