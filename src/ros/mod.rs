@@ -34,6 +34,7 @@
 //! ```
 
 pub mod args;
+pub mod cmd_vel;
 pub mod config;
 pub mod diagnostics;
 pub mod mpc_provider;
