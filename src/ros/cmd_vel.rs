@@ -7,7 +7,32 @@
 //! taken in the heading frame (the base frame turned by yaw only). Pure logic on nanosecond
 //! times of the node's clock, no I/O and no allocation.
 
-use super::msg::Twist;
+use std::fmt::Write;
+
+use super::diagnostics::set;
+use super::msg::{DiagnosticStatus, KeyValue, Twist};
+
+/// Keys of the `cmd_vel` diagnostics entry.
+const STATUS_KEYS: [&str; 6] = [
+    "accepted", "rejected", "clamped", "fresh", "target", "command",
+];
+
+/// An empty `cmd_vel` diagnostics entry named `name` (its strings sized once).
+pub fn status_with_keys(name: &str) -> DiagnosticStatus {
+    DiagnosticStatus {
+        level: DiagnosticStatus::OK,
+        name: name.into(),
+        message: String::with_capacity(64),
+        hardware_id: String::new(),
+        values: STATUS_KEYS
+            .iter()
+            .map(|k| KeyValue {
+                key: (*k).into(),
+                value: String::with_capacity(48),
+            })
+            .collect(),
+    }
+}
 
 /// Limits, timeout and blend of the velocity command (the `cmd_vel.*` parameters).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -218,6 +243,51 @@ impl CmdVelFilter {
     /// The blended command as of the last [`CmdVelFilter::update`] (`None`: never commanded).
     pub fn output(&self) -> Option<[f64; 3]> {
         self.received.map(|_| self.output)
+    }
+
+    /// Writes the `cmd_vel` diagnostics entry at `now` (ns) into `status` (made by
+    /// [`status_with_keys`]); `window` holds the messages rejected and clamped since the last
+    /// report, which make it a warning.
+    pub fn fill_status(&self, status: &mut DiagnosticStatus, now: i64, window: (u64, u64)) {
+        status.level = if window.0 > 0 || window.1 > 0 {
+            DiagnosticStatus::WARN
+        } else {
+            DiagnosticStatus::OK
+        };
+        status.message.clear();
+        let _ = write!(
+            status.message,
+            "{}{}",
+            match (self.received.is_some(), self.is_fresh(now)) {
+                (false, _) => "no command yet",
+                (true, true) => "following the command",
+                (true, false) => "command stale: coming to a stand",
+            },
+            match window {
+                (0, 0) => "",
+                (_, 0) => "; messages rejected",
+                (0, _) => "; commands clamped",
+                _ => "; messages rejected and clamped",
+            }
+        );
+        let target = self.target(now);
+        let out = self.output;
+        let values = &mut status.values;
+        if values.len() < STATUS_KEYS.len() {
+            return;
+        }
+        set(&mut values[0], format_args!("{}", self.accepted));
+        set(&mut values[1], format_args!("{}", self.rejected));
+        set(&mut values[2], format_args!("{}", self.clamped));
+        set(&mut values[3], format_args!("{}", self.is_fresh(now)));
+        set(
+            &mut values[4],
+            format_args!("{:.3} {:.3} {:.3}", target[0], target[1], target[2]),
+        );
+        set(
+            &mut values[5],
+            format_args!("{:.3} {:.3} {:.3}", out[0], out[1], out[2]),
+        );
     }
 
     /// Forget everything (`~/reset`): as if no command had ever been received.

@@ -43,6 +43,7 @@ pub mod names;
 pub mod node;
 pub mod params;
 pub mod params_file;
+pub mod plan_view;
 pub mod provider;
 pub mod shutdown;
 pub mod sim_plant;
