@@ -18,7 +18,7 @@ fn root() -> PathBuf {
 }
 
 /// A small quadruped MPC problem file (floating_zyx root, point feet) in a temporary folder.
-fn quadruped_config() -> PathBuf {
+pub(crate) fn quadruped_config() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("fesdj_floating_{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let joints: Vec<String> = LEGS
