@@ -138,6 +138,9 @@ pub struct CmdVelFilter {
     /// The blended command and the time it was last advanced.
     output: [f64; 3],
     updated: Option<i64>,
+    /// The target at the last update and whether it was fresh then (what the controller got).
+    in_force: [f64; 3],
+    fresh_at_update: bool,
     /// Messages accepted, rejected, clamped.
     pub accepted: u64,
     /// Messages rejected (non-finite).
@@ -155,6 +158,8 @@ impl CmdVelFilter {
             received: None,
             output: [0.0; 3],
             updated: None,
+            in_force: [0.0; 3],
+            fresh_at_update: false,
             accepted: 0,
             rejected: 0,
             clamped: 0,
@@ -224,6 +229,8 @@ impl CmdVelFilter {
             .map_or(0.0, |t| ((now - t).max(0) as f64) * 1e-9);
         self.updated = Some(self.updated.map_or(now, |t| t.max(now)));
         let target = self.target(now);
+        self.in_force = target;
+        self.fresh_at_update = self.is_fresh(now);
         let limits = [
             self.settings.max_accel_linear,
             self.settings.max_accel_linear,
@@ -245,10 +252,12 @@ impl CmdVelFilter {
         self.received.map(|_| self.output)
     }
 
-    /// Writes the `cmd_vel` diagnostics entry at `now` (ns) into `status` (made by
-    /// [`status_with_keys`]); `window` holds the messages rejected and clamped since the last
-    /// report, which make it a warning.
-    pub fn fill_status(&self, status: &mut DiagnosticStatus, now: i64, window: (u64, u64)) {
+    /// Writes the `cmd_vel` diagnostics entry into `status` (made by [`status_with_keys`]): the
+    /// counters, and the target and blended command as of the last
+    /// [`update`](CmdVelFilter::update) (the last plan: what the controller got, also when a
+    /// long solve has passed since); `window` holds the messages rejected and clamped since the
+    /// last report, which make it a warning.
+    pub fn fill_status(&self, status: &mut DiagnosticStatus, window: (u64, u64)) {
         status.level = if window.0 > 0 || window.1 > 0 {
             DiagnosticStatus::WARN
         } else {
@@ -258,7 +267,7 @@ impl CmdVelFilter {
         let _ = write!(
             status.message,
             "{}{}",
-            match (self.received.is_some(), self.is_fresh(now)) {
+            match (self.received.is_some(), self.fresh_at_update) {
                 (false, _) => "no command yet",
                 (true, true) => "following the command",
                 (true, false) => "command stale: coming to a stand",
@@ -270,7 +279,7 @@ impl CmdVelFilter {
                 _ => "; messages rejected and clamped",
             }
         );
-        let target = self.target(now);
+        let target = self.in_force;
         let out = self.output;
         let values = &mut status.values;
         if values.len() < STATUS_KEYS.len() {
@@ -279,7 +288,7 @@ impl CmdVelFilter {
         set(&mut values[0], format_args!("{}", self.accepted));
         set(&mut values[1], format_args!("{}", self.rejected));
         set(&mut values[2], format_args!("{}", self.clamped));
-        set(&mut values[3], format_args!("{}", self.is_fresh(now)));
+        set(&mut values[3], format_args!("{}", self.fresh_at_update));
         set(
             &mut values[4],
             format_args!("{:.3} {:.3} {:.3}", target[0], target[1], target[2]),

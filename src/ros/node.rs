@@ -550,7 +550,6 @@ impl NodeRuntime {
             let name = format!("{}: cmd_vel", self.config.node_name);
             msg.status.push(super::cmd_vel::status_with_keys(&name));
         }
-        let now = self.now().to_nanos();
         let reported = (self.cmd_vel.rejected, self.cmd_vel.clamped);
         let window = (
             reported.0 - self.cmd_vel_reported.0,
@@ -558,7 +557,7 @@ impl NodeRuntime {
         );
         self.cmd_vel_reported = reported;
         if let Some(status) = msg.status.get_mut(2) {
-            self.cmd_vel.fill_status(status, now, window);
+            self.cmd_vel.fill_status(status, window);
         }
     }
 

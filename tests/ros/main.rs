@@ -25,4 +25,5 @@ mod ros_fesdj_node;
 mod ros_graph;
 mod ros_interop_cyclonedds;
 mod ros_node;
+mod ros_plan_view;
 mod ros_soak;
