@@ -85,7 +85,15 @@ fn control_tick_path_does_not_allocate() {
         let points = 5 + (k % 4) as usize;
         view.resize(points, 4);
         for (i, f) in view.contact_force.iter_mut().enumerate() {
-            *f = [0.0, 0.0, if (i + k as usize) % 3 == 0 { 40.0 } else { 0.0 }];
+            *f = [
+                0.0,
+                0.0,
+                if (i + k as usize).is_multiple_of(3) {
+                    40.0
+                } else {
+                    0.0
+                },
+            ];
         }
         fill_path(&mut path, &mut path_pool, &view, now, "odom");
         fill_markers(&mut markers, &mut markers_pool, &view, now, "odom", 0.002);
