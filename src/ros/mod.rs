@@ -41,6 +41,7 @@ pub mod mpc_provider;
 pub mod msg;
 pub mod names;
 pub mod node;
+pub(crate) mod param_services;
 pub mod params;
 pub mod params_file;
 pub mod plan_view;

@@ -14,13 +14,13 @@
 //! | publisher (with `sim`) | `joint_states` of the provider's simulated plant | `sensor_msgs/msg/JointState` |
 //! | service | `~/plan`, `~/reset` | `std_srvs/srv/Trigger` |
 //! | service | `~/enable` | `std_srvs/srv/SetBool` |
-//! | services | `~/get_parameters`, `~/list_parameters`, … | `rcl_interfaces` (`node/param_services.rs`) |
+//! | services | `~/get_parameters`, `~/list_parameters`, … | `rcl_interfaces` (`param_services.rs`) |
 //!
 //! One thread runs the loop of [`NodeRuntime::run`] (in `node/run_loop.rs`, on the wall clock
 //! or with `use_sim_time` on `/clock`): it waits on the DDS readers with `mio`, drains and
 //! validates input as it arrives, answers service requests, and on every control tick
 //! (`rate_hz`) plans from the latest valid state and publishes the trajectory and the effort
-//! command; it also answers the parameter services (`node/param_services.rs`). There is no
+//! command; it also answers the parameter services (`param_services.rs`). There is no
 //! ros2-client spinner: it would add a `/clock` reader of type `builtin_interfaces/msg/Time`
 //! (its own simulated time) to the graph, a type conflict with a simulator's
 //! `rosgraph_msgs/msg/Clock`, and the node needs none of its graph bookkeeping. Outgoing messages are built in buffers that are reused tick after tick;
@@ -66,11 +66,10 @@ use super::sim_plant::SimulatedRobot;
 use super::validate::{StateFault, StateValidator};
 pub use super::wire::fill_trajectory;
 
-mod param_services;
 mod run_loop;
 mod services;
+use super::param_services::ParameterServices;
 use super::wire::{input_qos, publish, publisher, refill, ros_name, server};
-use param_services::ParameterServices;
 
 const JOINT_STATES: Token = Token(0);
 const ODOM: Token = Token(1);
@@ -162,7 +161,7 @@ impl NodeRuntime {
             })?;
         let mut options = NodeOptions::new()
             .enable_rosout(true)
-            // Served by the node's loop (`node/param_services.rs`), not by ros2-client's
+            // Served by the node's loop (`param_services.rs`), not by ros2-client's
             // spinner.
             .start_parameter_services(false);
         let declared = p.declarations();

@@ -9,7 +9,8 @@ use crate::ros::msg::{SetBoolResponse, TriggerResponse};
 
 impl NodeRuntime {
     pub(super) fn serve<P: PlanProvider + ?Sized>(&mut self, provider: &mut P) {
-        self.serve_parameters();
+        self.param_services
+            .serve(&self.node, &|text| self.log(LogLevel::Warn, text));
         while let Some((id, _)) = self.next_request(&self.plan_srv, "~/plan") {
             let response = match self.plan_now(provider) {
                 Ok(()) => TriggerResponse {
@@ -72,7 +73,7 @@ impl NodeRuntime {
 
     /// The next request waiting at the service `srv` (`name` in warnings): `None` when there
     /// is none, or when it cannot be read (logged; the rest waits for the next round).
-    pub(super) fn next_request<Req: Message + 'static, Resp: Message + 'static>(
+    fn next_request<Req: Message + 'static, Resp: Message + 'static>(
         &self,
         srv: &Server<Req, Resp>,
         name: &str,
@@ -87,7 +88,7 @@ impl NodeRuntime {
     }
 
     /// Answers request `id` of the service `srv` (`name` in warnings); a failure is logged.
-    pub(super) fn respond<Req: Message + 'static, Resp: Message + 'static>(
+    fn respond<Req: Message + 'static, Resp: Message + 'static>(
         &self,
         srv: &Server<Req, Resp>,
         name: &str,

@@ -18,15 +18,14 @@ use ros2_client::rcl_interfaces::{
     SetParametersRequest, SetParametersResponse,
 };
 use ros2_client::{
-    Message, Node, Parameter, ParameterValue, Server, ServiceMapping, ServiceTypeName,
+    Message, Node, Parameter, ParameterValue, RmwRequestId, Server, ServiceMapping, ServiceTypeName,
 };
 
-use super::super::config::{dds, NodeError};
-use super::super::wire::{ros_name, service_qos};
-use super::NodeRuntime;
+use super::config::{dds, NodeError};
+use super::wire::{ros_name, service_qos};
 
 /// The six servers.
-pub(super) struct ParameterServices {
+pub(crate) struct ParameterServices {
     get: Server<GetParametersRequest, GetParametersResponse>,
     get_types: Server<GetParameterTypesRequest, GetParameterTypesResponse>,
     set: Server<SetParametersRequest, SetParametersResponse>,
@@ -54,7 +53,7 @@ fn create<Req: Message + Clone + 'static, Resp: Message + Clone + 'static>(
 
 impl ParameterServices {
     /// The servers of the node `fqn` (its fully qualified name).
-    pub(super) fn new(node: &mut Node, fqn: &str) -> Result<ParameterServices, NodeError> {
+    pub(crate) fn new(node: &mut Node, fqn: &str) -> Result<ParameterServices, NodeError> {
         Ok(ParameterServices {
             get: create(node, fqn, "get_parameters", "GetParameters")?,
             get_types: create(node, fqn, "get_parameter_types", "GetParameterTypes")?,
@@ -71,7 +70,7 @@ impl ParameterServices {
     }
 
     /// Registers every server with the loop's poll under `token`.
-    pub(super) fn register(
+    pub(crate) fn register(
         &mut self,
         registry: &ros2_client::dds::rustdds::mio1::Registry,
         token: ros2_client::dds::rustdds::mio1::Token,
@@ -84,6 +83,31 @@ impl ParameterServices {
         registry.register(&mut self.list, token, Interest::READABLE)?;
         registry.register(&mut self.describe, token, Interest::READABLE)?;
         Ok(())
+    }
+}
+
+/// The next request waiting at `srv` (`name` in warnings).
+fn next_request<Req: Message + 'static, Resp: Message + 'static>(
+    srv: &Server<Req, Resp>,
+    name: &str,
+    warn: &dyn Fn(&str),
+) -> Option<(RmwRequestId, Req)> {
+    srv.receive_request().unwrap_or_else(|e| {
+        warn(&format!("{name}: bad request: {e}"));
+        None
+    })
+}
+
+/// Answers request `id` at `srv` (`name` in warnings).
+fn respond<Req: Message + 'static, Resp: Message + 'static>(
+    srv: &Server<Req, Resp>,
+    name: &str,
+    id: RmwRequestId,
+    response: Resp,
+    warn: &dyn Fn(&str),
+) {
+    if let Err(e) = srv.send_response(id, response) {
+        warn(&format!("{name}: cannot send response: {e}"));
     }
 }
 
@@ -130,50 +154,52 @@ pub(crate) fn list_names(
     out
 }
 
-impl NodeRuntime {
-    /// Answers the waiting parameter requests.
-    pub(super) fn serve_parameters(&self) {
-        let s = &self.param_services;
-        while let Some((id, req)) = self.next_request(&s.get, "~/get_parameters") {
+impl ParameterServices {
+    /// Answers the waiting parameter requests from the parameters of `node`; `warn` logs a
+    /// request that cannot be read or answered.
+    pub(crate) fn serve(&self, node: &Node, warn: &dyn Fn(&str)) {
+        let s = self;
+        while let Some((id, req)) = next_request(&s.get, "~/get_parameters", warn) {
             let values = req
                 .names
                 .iter()
                 .map(|n| {
                     raw::ParameterValue::from(
-                        self.node.get_parameter(n).unwrap_or(ParameterValue::NotSet),
+                        node.get_parameter(n).unwrap_or(ParameterValue::NotSet),
                     )
                 })
                 .collect();
-            self.respond(
+            respond(
                 &s.get,
                 "~/get_parameters",
                 id,
                 GetParametersResponse { values },
+                warn,
             );
         }
-        while let Some((id, req)) = self.next_request(&s.get_types, "~/get_parameter_types") {
+        while let Some((id, req)) = next_request(&s.get_types, "~/get_parameter_types", warn) {
             let values = req
                 .names
                 .iter()
-                .map(|n| self.node.get_parameter(n).map_or(0, |v| type_of(&v)))
+                .map(|n| node.get_parameter(n).map_or(0, |v| type_of(&v)))
                 .collect();
             let response = GetParameterTypesResponse { values };
-            self.respond(&s.get_types, "~/get_parameter_types", id, response);
+            respond(&s.get_types, "~/get_parameter_types", id, response, warn);
         }
-        while let Some((id, req)) = self.next_request(&s.set, "~/set_parameters") {
+        while let Some((id, req)) = next_request(&s.set, "~/set_parameters", warn) {
             let results = req
                 .parameter
                 .into_iter()
                 .map(|p| {
                     let Parameter { name, value } = Parameter::from(p);
-                    raw::SetParametersResult::from(self.node.set_parameter(&name, value))
+                    raw::SetParametersResult::from(node.set_parameter(&name, value))
                 })
                 .collect();
             let response = SetParametersResponse { results };
-            self.respond(&s.set, "~/set_parameters", id, response);
+            respond(&s.set, "~/set_parameters", id, response, warn);
         }
         while let Some((id, req)) =
-            self.next_request(&s.set_atomically, "~/set_parameters_atomically")
+            next_request(&s.set_atomically, "~/set_parameters_atomically", warn)
         {
             // Every parameter is read-only: a set succeeds only with the value it has, so
             // setting them one by one changes nothing whatever fails.
@@ -182,38 +208,40 @@ impl NodeRuntime {
                 .into_iter()
                 .map(|p| {
                     let Parameter { name, value } = Parameter::from(p);
-                    self.node.set_parameter(&name, value)
+                    node.set_parameter(&name, value)
                 })
                 .find(|r| r.is_err())
                 .unwrap_or(Ok(()));
             let response = SetParametersAtomicallyResponse {
                 result: raw::SetParametersResult::from(result),
             };
-            self.respond(
+            respond(
                 &s.set_atomically,
                 "~/set_parameters_atomically",
                 id,
                 response,
+                warn,
             );
         }
-        while let Some((id, req)) = self.next_request(&s.list, "~/list_parameters") {
-            let mut names = self.node.list_parameters();
+        while let Some((id, req)) = next_request(&s.list, "~/list_parameters", warn) {
+            let mut names = node.list_parameters();
             names.sort();
             let result = list_names(&names, &req.prefixes, req.depth);
-            self.respond(
+            respond(
                 &s.list,
                 "~/list_parameters",
                 id,
                 ListParametersResponse { result },
+                warn,
             );
         }
-        while let Some((id, req)) = self.next_request(&s.describe, "~/describe_parameters") {
+        while let Some((id, req)) = next_request(&s.describe, "~/describe_parameters", warn) {
             let values = req
                 .names
                 .iter()
                 .map(|n| raw::ParameterDescriptor {
                     name: n.clone(),
-                    r#type: self.node.get_parameter(n).map_or(0, |v| type_of(&v)),
+                    r#type: node.get_parameter(n).map_or(0, |v| type_of(&v)),
                     description: String::new(),
                     additional_constraints: String::new(),
                     read_only: true,
@@ -223,7 +251,7 @@ impl NodeRuntime {
                 })
                 .collect();
             let response = DescribeParametersResponse { values };
-            self.respond(&s.describe, "~/describe_parameters", id, response);
+            respond(&s.describe, "~/describe_parameters", id, response, warn);
         }
     }
 }
