@@ -14,6 +14,8 @@
 //!   [`RobotState`]; [`mpc_provider`]: the MPC controller as a provider ([`MpcProvider`],
 //!   [`JointMap`]); [`sim_plant`]: the internal plant of `sim: true` ([`SimulatedRobot`]).
 //! * [`validate`], [`diagnostics`]: input checks and the `/diagnostics` report.
+//! * [`cmd_vel`]: the velocity command of a floating base (reject, clamp, timeout, blend);
+//!   [`plan_view`]: the plan as RViz shows it (`~/planned_path`, `~/planned_markers`).
 //! * [`node`]: [`NodeRuntime`], the node itself, configured by [`config`] ([`NodeConfig`]),
 //!   with the DDS plumbing in [`wire`]; [`shutdown`]: SIGINT/SIGTERM.
 //!
