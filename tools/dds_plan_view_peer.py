@@ -11,8 +11,8 @@ yaw rate), big (1 m/s forward, 2 rad/s: beyond the default limits), nan (linear.
 (nothing: the command goes stale). Receives ~/planned_trajectory, ~/planned_path,
 ~/planned_markers and /diagnostics. Prints one JSON object: trajectories [{stamp, n}], paths
 [{stamp, frame, n, poses: [[x, y, z, qx, qy, qz, qw, stamp]]}], markers [{markers: [{ns, id,
-type, action, frame, stamp, position, points}]}], cmd_vel (the last diagnostics cmd_vel entry
-of each phase: {phase: {message, key: value}}).
+type, action, frame, stamp, position, points}]}], cmd_vel (every diagnostics cmd_vel entry:
+[{phase, message, level, key: value}]).
 """
 
 import argparse
@@ -84,7 +84,7 @@ def main():
     mark_r = reader(f"rt{node}/planned_markers", MarkerArray)
     diag_r = reader("rt/diagnostics", DiagnosticArray)
 
-    out = {"trajectories": [], "paths": [], "markers": [], "cmd_vel": {}}
+    out = {"trajectories": [], "paths": [], "markers": [], "cmd_vel": []}
     t0 = time.monotonic()
     next_state = t0
     next_cmd = t0
@@ -146,7 +146,8 @@ def main():
                     entry = {kv.key: kv.value for kv in s.values}
                     entry["message"] = s.message
                     entry["level"] = int(s.level)
-                    out["cmd_vel"][phase] = entry
+                    entry["phase"] = phase
+                    out["cmd_vel"].append(entry)
         time.sleep(0.002)
     print(json.dumps(out))
 

