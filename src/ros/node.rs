@@ -23,8 +23,9 @@
 //! command; it also answers the parameter services (`param_services.rs`). There is no
 //! ros2-client spinner: it would add a `/clock` reader of type `builtin_interfaces/msg/Time`
 //! (its own simulated time) to the graph, a type conflict with a simulator's
-//! `rosgraph_msgs/msg/Clock`, and the node needs none of its graph bookkeeping. Outgoing messages are built in buffers that are reused tick after tick;
-//! RustDDS still allocates its serialised sample and each received message internally.
+//! `rosgraph_msgs/msg/Clock`, and the node needs none of its graph bookkeeping. Outgoing
+//! messages are built in buffers that are reused tick after tick; RustDDS still allocates its
+//! serialised sample and each received message internally.
 //!
 //! The node owns no model: it calls a [`PlanProvider`] (the controller) and, with `sim: true`,
 //! steps a [`SimulatedRobot`] (a [`crate::mpc::Plant`], attached with
