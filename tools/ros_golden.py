@@ -169,6 +169,44 @@ def cases(ts):
             ),
         ),
         (
+            "path",
+            "nav_msgs/msg/Path",
+            T["nav_msgs/msg/Path"](
+                header=header(9, 10, "odom"),
+                poses=[
+                    T["geometry_msgs/msg/PoseStamped"](
+                        header=header(9, 10 + 50000000 * k, "odom"),
+                        pose=Pose(
+                            position=Point(x=0.1 * k, y=-0.05 * k, z=0.33),
+                            orientation=Quaternion(x=0.0, y=0.0, z=0.0998334166468, w=0.995004165278),
+                        ),
+                    )
+                    for k in range(2)
+                ],
+            ),
+        ),
+        (
+            "marker_array",
+            "visualization_msgs/msg/MarkerArray",
+            T["visualization_msgs/msg/MarkerArray"](
+                markers=[
+                    marker(T, header(3, 4, "odom"), "feet", 7, 2, 0, [], b"", b"", []),
+                    marker(
+                        T,
+                        header(3, 4, "odom"),
+                        "forces",
+                        -1,
+                        0,
+                        2,
+                        [Point(x=0.1, y=0.2, z=0.0), Point(x=0.1, y=0.2, z=0.25)],
+                        b"\x01\x02\x03",
+                        b"\xff",
+                        [T["visualization_msgs/msg/UVCoordinate"](u=0.25, v=-0.5)],
+                    ),
+                ]
+            ),
+        ),
+        (
             "trigger_request",
             "std_srvs/msg/Trigger_Request",
             T["std_srvs/msg/Trigger_Request"](structure_needs_at_least_one_member=0),
@@ -189,6 +227,40 @@ def cases(ts):
             T["std_srvs/msg/SetBool_Response"](success=False, message="already enabled"),
         ),
     ]
+
+
+def marker(T, hdr, ns, id_, type_, action, points, texture, mesh, uv):
+    """A Marker with every field set (the texture and mesh file only when given)."""
+    Vector3 = T["geometry_msgs/msg/Vector3"]
+    Color = T["std_msgs/msg/ColorRGBA"]
+    return T["visualization_msgs/msg/Marker"](
+        header=hdr,
+        ns=ns,
+        id=id_,
+        type=type_,
+        action=action,
+        pose=T["geometry_msgs/msg/Pose"](
+            position=T["geometry_msgs/msg/Point"](x=1.5, y=-0.5, z=0.02),
+            orientation=T["geometry_msgs/msg/Quaternion"](x=0.0, y=0.0, z=0.0, w=1.0),
+        ),
+        scale=Vector3(x=0.03, y=0.03, z=0.03),
+        color=Color(r=1.0, g=0.5, b=0.25, a=0.75),
+        lifetime=T["builtin_interfaces/msg/Duration"](sec=1, nanosec=5),
+        frame_locked=True,
+        points=points,
+        colors=[Color(r=0.0, g=1.0, b=0.0, a=1.0) for _ in points],
+        texture_resource="tex" if texture else "",
+        texture=T["sensor_msgs/msg/CompressedImage"](
+            header=hdr, format="png" if texture else "", data=np.frombuffer(texture, dtype=np.uint8)
+        ),
+        uv_coordinates=uv,
+        text="F" if points else "",
+        mesh_resource="",
+        mesh_file=T["visualization_msgs/msg/MeshFile"](
+            filename="m.stl" if mesh else "", data=np.frombuffer(mesh, dtype=np.uint8)
+        ),
+        mesh_use_embedded_materials=bool(mesh),
+    )
 
 
 def main():

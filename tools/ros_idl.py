@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from cyclonedds.core import Policy, Qos
 from cyclonedds.idl import IdlStruct
-from cyclonedds.idl.types import array, float64, int32, int64, sequence, uint8, uint32, uint64
+from cyclonedds.idl.types import array, float32, float64, int32, int64, sequence, uint8, uint32, uint64
 from cyclonedds.util import duration
 
 
@@ -135,6 +135,73 @@ class Odometry(IdlStruct, typename="nav_msgs::msg::dds_::Odometry_"):
     child_frame_id: str = ""
     pose: PoseWithCovariance = field(default_factory=PoseWithCovariance)
     twist: TwistWithCovariance = field(default_factory=TwistWithCovariance)
+
+
+@dataclass
+class PoseStamped(IdlStruct, typename="geometry_msgs::msg::dds_::PoseStamped_"):
+    header: Header = field(default_factory=Header)
+    pose: Pose = field(default_factory=Pose)
+
+
+@dataclass
+class Path(IdlStruct, typename="nav_msgs::msg::dds_::Path_"):
+    header: Header = field(default_factory=Header)
+    poses: sequence[PoseStamped] = field(default_factory=list)
+
+
+@dataclass
+class ColorRGBA(IdlStruct, typename="std_msgs::msg::dds_::ColorRGBA_"):
+    r: float32 = 0.0
+    g: float32 = 0.0
+    b: float32 = 0.0
+    a: float32 = 0.0
+
+
+@dataclass
+class CompressedImage(IdlStruct, typename="sensor_msgs::msg::dds_::CompressedImage_"):
+    header: Header = field(default_factory=Header)
+    format: str = ""
+    data: sequence[uint8] = field(default_factory=list)
+
+
+@dataclass
+class UVCoordinate(IdlStruct, typename="visualization_msgs::msg::dds_::UVCoordinate_"):
+    u: float32 = 0.0
+    v: float32 = 0.0
+
+
+@dataclass
+class MeshFile(IdlStruct, typename="visualization_msgs::msg::dds_::MeshFile_"):
+    filename: str = ""
+    data: sequence[uint8] = field(default_factory=list)
+
+
+@dataclass
+class Marker(IdlStruct, typename="visualization_msgs::msg::dds_::Marker_"):
+    header: Header = field(default_factory=Header)
+    ns: str = ""
+    id: int32 = 0
+    type: int32 = 0
+    action: int32 = 0
+    pose: Pose = field(default_factory=Pose)
+    scale: Vector3 = field(default_factory=Vector3)
+    color: ColorRGBA = field(default_factory=ColorRGBA)
+    lifetime: Duration = field(default_factory=Duration)
+    frame_locked: bool = False
+    points: sequence[Point] = field(default_factory=list)
+    colors: sequence[ColorRGBA] = field(default_factory=list)
+    texture_resource: str = ""
+    texture: CompressedImage = field(default_factory=CompressedImage)
+    uv_coordinates: sequence[UVCoordinate] = field(default_factory=list)
+    text: str = ""
+    mesh_resource: str = ""
+    mesh_file: MeshFile = field(default_factory=MeshFile)
+    mesh_use_embedded_materials: bool = False
+
+
+@dataclass
+class MarkerArray(IdlStruct, typename="visualization_msgs::msg::dds_::MarkerArray_"):
+    markers: sequence[Marker] = field(default_factory=list)
 
 
 @dataclass

@@ -30,8 +30,10 @@ use crate::config::set::Override;
 use crate::config::tree::Tree;
 use crate::config::{ConfigError, ModelSource, Problem};
 use crate::model::RootJoint;
+use crate::mpc::BaseCoordinates;
 use crate::ros::args::{ArgsError, RosArgs};
 use crate::ros::params::ParamsError;
+use crate::ros::plan_view::PlanKinematics;
 use crate::ros::{JointMap, MpcProvider, NodeConfig, NodeError, SimulatedRobot};
 
 /// An embedded demo: a problem file and the URDF it refers to, compiled into the binary.
@@ -244,9 +246,10 @@ pub fn setup(args: &RosArgs, domain_id: u16) -> Result<NodeSetup, SetupError> {
     let ClosedLoop {
         problem,
         setup,
-        controller,
+        mut controller,
         plant,
     } = build_closed_loop(problem)?;
+    let mut warnings = warnings;
     let sym = problem.symbols();
     let coords = sym.q.clone();
     // Reflect the effective values in the declared parameters.
@@ -349,7 +352,22 @@ pub fn setup(args: &RosArgs, domain_id: u16) -> Result<NodeSetup, SetupError> {
             name: "mpc.deadline_s".into(),
             why: format!("not a solve budget: {e}"),
         })?;
-    let provider = MpcProvider::new(controller, map, budget, p.start_enabled);
+    // `cmd_vel` drives the references of the base's x, y, yaw (floating_base only).
+    if let Some(bc) = map.base_coord {
+        let coords = BaseCoordinates {
+            x: bc[0],
+            y: bc[1],
+            yaw: bc[3],
+        };
+        if let Err(e) = controller.set_base_command_coordinates(coords) {
+            warnings.push(format!("cmd_vel will be ignored: {e}"));
+        }
+    }
+    let mut provider = MpcProvider::new(controller, map, budget, p.start_enabled);
+    if let ModelSource::Robot(r) = &problem.model {
+        provider =
+            provider.with_plan_kinematics(PlanKinematics::new(r.model.clone(), r.contacts.clone()));
+    }
     config.params.validate()?;
     config.given = given;
     Ok(NodeSetup {

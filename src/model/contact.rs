@@ -337,6 +337,20 @@ fn normal_and_distance<S: Scalar>(model: &Model, data: &Data<S>, c: &Contact) ->
     }
 }
 
+/// World position of a contact's point nearest its surface (the sphere's centre moved by its
+/// radius against the normal) and the surface's world unit normal. Uses `o_m_i` from
+/// [`forward_kinematics`](super::forward_kinematics).
+pub fn contact_point_and_normal<S: Scalar>(
+    model: &Model,
+    data: &Data<S>,
+    contact: &Contact,
+) -> (V3<S>, V3<S>) {
+    let (n, _) = normal_and_distance(model, data, contact);
+    let p = centre(model, data, contact.frame, &contact.offset);
+    let r = contact.radius;
+    ([p[0] - n[0] * r, p[1] - n[1] * r, p[2] - n[2] * r], n)
+}
+
 /// Signed distance `f_c(q)` (positive when separated). Uses `o_m_i` from
 /// [`forward_kinematics`](super::forward_kinematics).
 pub fn signed_distance<S: Scalar>(model: &Model, data: &Data<S>, contact: &Contact) -> S {

@@ -38,7 +38,10 @@ pub use com::{
     center_of_mass, kinetic_energy, potential_energy, total_mass, total_mass_with_world,
 };
 pub use configuration::{difference, integrate, neutral, zyx_from_odometry};
-pub use contact::{contact_jacobians, signed_distance, Contact, ContactSpec, Surface, SurfaceSpec};
+pub use contact::{
+    contact_jacobians, contact_point_and_normal, signed_distance, Contact, ContactSpec, Surface,
+    SurfaceSpec,
+};
 pub use data::Data;
 pub use dynamics::{crba, gravity, nonlinear_effects, rnea};
 pub use error::ModelError;

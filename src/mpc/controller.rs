@@ -5,6 +5,7 @@ use std::time::Duration;
 use crate::fesdj::{ClsModel, FesdjProblem, Simulator, SolveStats, Start};
 use crate::solver::Status;
 
+use super::base_command::{BaseCommandReference, BaseCoordinates};
 pub use super::counters::Counters;
 use super::error::MpcError;
 use super::plan::{Plan, PlanSource};
@@ -67,6 +68,10 @@ pub struct Controller {
     shift_debt: f64,
     /// Written into the references before every solve.
     periodic: Option<PeriodicReference>,
+    /// The base reference slots of a commanded base velocity, and the command in force
+    /// (`None`: never commanded; the references stay as configured).
+    base_command: Option<BaseCommandReference>,
+    base_velocity: Option<[f64; 3]>,
 }
 
 impl std::fmt::Debug for Controller {
@@ -132,6 +137,8 @@ impl Controller {
             t_aligned: 0.0,
             shift_debt: 0.0,
             periodic: None,
+            base_command: None,
+            base_velocity: None,
             settings,
         })
     }
@@ -148,6 +155,50 @@ impl Controller {
         reference.attach(self.problem.layout(), t_final, terminal)?;
         self.periodic = Some(reference);
         Ok(())
+    }
+
+    /// Let a commanded base velocity ([`Controller::set_base_velocity`]) drive the references
+    /// of the base coordinates `coords` (a floating base's `x`, `y`, `yaw`), see
+    /// [`BaseCommandReference`].
+    pub fn set_base_command_coordinates(
+        &mut self,
+        coords: BaseCoordinates,
+    ) -> Result<(), MpcError> {
+        let t_final = self.problem.options().t_final;
+        self.base_command = Some(BaseCommandReference::new(
+            self.problem.layout(),
+            t_final,
+            coords,
+        )?);
+        Ok(())
+    }
+
+    /// The base velocity command `(vₓ, v_y, ω)` (heading frame: forward, lateral, yaw rate)
+    /// the next solves track: before every solve the references of the base's `x, y, yaw` and
+    /// of their rates are written along the command's arc from the state (after the periodic
+    /// reference, which keeps the other entries). `None` leaves the references as they are
+    /// from then on. Non-finite values are rejected and nothing changes; without
+    /// [`Controller::set_base_command_coordinates`] every command is an error.
+    pub fn set_base_velocity(&mut self, cmd: Option<[f64; 3]>) -> Result<(), MpcError> {
+        if self.base_command.is_none() {
+            return Err(MpcError::BadInput {
+                what: "base velocity".into(),
+                why: "no base coordinates configured (set_base_command_coordinates)".into(),
+            });
+        }
+        if let Some(i) = cmd.and_then(|c| c.iter().position(|x| !x.is_finite())) {
+            return Err(MpcError::BadInput {
+                what: format!("base velocity[{i}]"),
+                why: "must be finite".into(),
+            });
+        }
+        self.base_velocity = cmd;
+        Ok(())
+    }
+
+    /// The base velocity command in force ([`Controller::set_base_velocity`]).
+    pub fn base_velocity(&self) -> Option<[f64; 3]> {
+        self.base_velocity
     }
 
     /// Plan from the nearest contact-admissible configuration when the measured one
@@ -373,6 +424,9 @@ impl Controller {
         self.problem.set_initial_state(&self.x_plan)?;
         if let Some(r) = &self.periodic {
             r.write(self.t_state, self.problem.parameters_mut());
+        }
+        if let (Some(b), Some(cmd)) = (&self.base_command, self.base_velocity) {
+            b.write(cmd, &self.x_plan, self.problem.parameters_mut());
         }
         let wall = budget.as_secs_f64();
         if wall != self.wall {

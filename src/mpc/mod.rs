@@ -12,6 +12,7 @@
 //! [`closed_loop`] runs the controller against a [`Plant`] (the FESD-J simulator) (with optional
 //! model mismatch and state noise), which is what `fesdj mpc` does.
 
+pub mod base_command;
 pub mod closed_loop;
 pub mod controller;
 pub mod counters;
@@ -25,6 +26,7 @@ pub mod reference;
 pub mod settings;
 pub(crate) mod stats;
 
+pub use base_command::{BaseCommandReference, BaseCoordinates};
 pub use closed_loop::{run_closed_loop, run_closed_loop_with, ClosedLoopOptions, ReferenceFn};
 pub use controller::Controller;
 pub use error::MpcError;

@@ -122,7 +122,14 @@ impl NodeConfig {
             } else {
                 None
             },
+            cmd_vel: if self.params.floating_base {
+                Some(self.resolve("cmd_vel")?)
+            } else {
+                None
+            },
             planned_trajectory: self.resolve("~/planned_trajectory")?,
+            planned_path: self.resolve("~/planned_path")?,
+            planned_markers: self.resolve("~/planned_markers")?,
             effort_command: self.resolve("~/effort_command")?,
             diagnostics: self.resolve("/diagnostics")?,
             plan: self.resolve("~/plan")?,
@@ -139,8 +146,14 @@ pub struct Topics {
     pub joint_states: String,
     /// Base odometry input (floating base only).
     pub odom: Option<String>,
+    /// Velocity command input (floating base only).
+    pub cmd_vel: Option<String>,
     /// Planned trajectory output.
     pub planned_trajectory: String,
+    /// Planned base path output (RViz).
+    pub planned_path: String,
+    /// Planned contact points and forces output (RViz).
+    pub planned_markers: String,
     /// Effort command output.
     pub effort_command: String,
     /// Diagnostics output.

@@ -290,7 +290,8 @@ impl Diagnostics {
     /// Writes the report into `msg` (reusing its strings) and starts a new window.
     pub fn fill(&mut self, msg: &mut DiagnosticArray, node_name: &str, stamp: Time, now: Instant) {
         msg.header.stamp = stamp;
-        if msg.status.len() != 2 {
+        // The node may add its own entries after these two (`cmd_vel`).
+        if msg.status.len() < 2 {
             msg.status = vec![
                 status_with_keys(&format!("{node_name}: input"), &INPUT_KEYS, true),
                 status_with_keys(&format!("{node_name}: controller"), &CONTROLLER_KEYS, false),
@@ -303,7 +304,7 @@ impl Diagnostics {
             0.0
         };
 
-        let (input, controller) = msg.status.split_at_mut(1);
+        let (input, controller) = msg.status[..2].split_at_mut(1);
         let input = &mut input[0];
         input.level = if !self.state_ok {
             DiagnosticStatus::STALE
@@ -400,7 +401,7 @@ fn status_with_keys(name: &str, keys: &[&str], with_fault_kinds: bool) -> Diagno
     }
 }
 
-fn set(kv: &mut KeyValue, args: std::fmt::Arguments) {
+pub(crate) fn set(kv: &mut KeyValue, args: std::fmt::Arguments) {
     kv.value.clear();
     let _ = kv.value.write_fmt(args);
 }

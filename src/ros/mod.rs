@@ -14,6 +14,8 @@
 //!   [`RobotState`]; [`mpc_provider`]: the MPC controller as a provider ([`MpcProvider`],
 //!   [`JointMap`]); [`sim_plant`]: the internal plant of `sim: true` ([`SimulatedRobot`]).
 //! * [`validate`], [`diagnostics`]: input checks and the `/diagnostics` report.
+//! * [`cmd_vel`]: the velocity command of a floating base (reject, clamp, timeout, blend);
+//!   [`plan_view`]: the plan as RViz shows it (`~/planned_path`, `~/planned_markers`).
 //! * [`node`]: [`NodeRuntime`], the node itself, configured by [`config`] ([`NodeConfig`]),
 //!   with the DDS plumbing in [`wire`]; [`shutdown`]: SIGINT/SIGTERM.
 //!
@@ -34,14 +36,17 @@
 //! ```
 
 pub mod args;
+pub mod cmd_vel;
 pub mod config;
 pub mod diagnostics;
 pub mod mpc_provider;
 pub mod msg;
 pub mod names;
 pub mod node;
+pub(crate) mod param_services;
 pub mod params;
 pub mod params_file;
+pub mod plan_view;
 pub mod provider;
 pub mod shutdown;
 pub mod sim_plant;

@@ -9,6 +9,7 @@
 use std::time::Duration;
 
 use super::msg::Time;
+use super::plan_view::{PlanKinematics, PlanView};
 use super::provider::{JointPlan, PlanProvider, PlanStatus, ProviderError, RobotState};
 use super::validate::StateFault;
 use crate::model::zyx_from_odometry;
@@ -57,6 +58,11 @@ pub struct MpcProvider {
     enabled: bool,
     /// Why the last odom could not be mapped to the base coordinates.
     base_fault: Option<&'static str>,
+    /// Kinematics of a URDF robot for [`PlanProvider::plan_view`].
+    kinematics: Option<PlanKinematics>,
+    /// The last handed-out plan's first point in the controller's plan and its time shift.
+    view_first: usize,
+    view_shift: f64,
 }
 
 impl std::fmt::Debug for MpcProvider {
@@ -89,7 +95,17 @@ impl MpcProvider {
             have_state: false,
             enabled,
             base_fault: None,
+            kinematics: None,
+            view_first: 0,
+            view_shift: 0.0,
         }
+    }
+
+    /// With the robot's kinematics the provider describes its plans for RViz
+    /// ([`PlanProvider::plan_view`]); its contacts must be the problem's, in order.
+    pub fn with_plan_kinematics(mut self, kinematics: PlanKinematics) -> MpcProvider {
+        self.kinematics = Some(kinematics);
+        self
     }
 
     /// The controller (counters, current plan).
@@ -211,12 +227,50 @@ impl PlanProvider for MpcProvider {
                     .map_or(0.0, |ui| u[ui]);
             }
         }
+        self.view_first = first;
+        self.view_shift = shift;
         plan.status = status;
         plan.stats.solve_time = p.solve_time_s;
         plan.stats.homotopy_steps = p.homotopy_steps as u32;
         plan.stats.iterations = p.nlp_iterations as u32;
         plan.stats.deadline_missed = p.last_attempt == Status::MaxTime;
         Ok(self.write_command(&mut plan.effort)?)
+    }
+
+    fn set_velocity_command(&mut self, cmd: [f64; 3]) -> bool {
+        self.controller.set_base_velocity(Some(cmd)).is_ok()
+    }
+
+    fn plan_view(&mut self, view: &mut PlanView) -> bool {
+        let Some(kin) = self.kinematics.as_mut() else {
+            return false;
+        };
+        let p = self.controller.plan();
+        if p.source == PlanSource::Fallback || self.view_first >= p.n_points() {
+            return false;
+        }
+        let n_c = p.n_c.min(kin.n_contacts());
+        let n_el = p.n_points() - 1;
+        let k = p.n_points() - self.view_first;
+        view.resize(k, n_c);
+        for i in 0..k {
+            let pt = self.view_first + i;
+            view.times[i] = (p.times[pt] - self.view_shift).max(0.0);
+            // The force of the element that ends at this point (the first element's at 0).
+            let e = pt.saturating_sub(1).min(n_el.saturating_sub(1));
+            let lambda = p.lambda_n.get(e * p.n_c..e * p.n_c + n_c).unwrap_or(&[]);
+            if kin.write_point(p.q_at(pt), lambda, view, i).is_err() {
+                return false;
+            }
+        }
+        view.times.iter().all(|t| t.is_finite())
+            && view.base_position.iter().flatten().all(|x| x.is_finite())
+            && view
+                .contact_position
+                .iter()
+                .flatten()
+                .all(|x| x.is_finite())
+            && view.contact_force.iter().flatten().all(|x| x.is_finite())
     }
 
     fn failure_effort(&mut self, effort: &mut [f64]) -> bool {

@@ -4,21 +4,28 @@
 //! |---|---|---|
 //! | subscription | `joint_states` | `sensor_msgs/msg/JointState` |
 //! | subscription (with `floating_base`) | `odom` | `nav_msgs/msg/Odometry` |
+//! | subscription (with `floating_base`) | `cmd_vel` | `geometry_msgs/msg/Twist` |
+//! | subscription (with `use_sim_time`) | `/clock` | `rosgraph_msgs/msg/Clock` |
 //! | publisher | `~/planned_trajectory` | `trajectory_msgs/msg/JointTrajectory` |
+//! | publisher | `~/planned_path` | `nav_msgs/msg/Path` |
+//! | publisher | `~/planned_markers` | `visualization_msgs/msg/MarkerArray` |
 //! | publisher | `~/effort_command` | `std_msgs/msg/Float64MultiArray` |
 //! | publisher | `/diagnostics` | `diagnostic_msgs/msg/DiagnosticArray` |
 //! | publisher (with `sim`) | `joint_states` of the provider's simulated plant | `sensor_msgs/msg/JointState` |
 //! | service | `~/plan`, `~/reset` | `std_srvs/srv/Trigger` |
 //! | service | `~/enable` | `std_srvs/srv/SetBool` |
-//! | services | `~/get_parameters`, `~/list_parameters`, … | `rcl_interfaces` (by ros2-client) |
+//! | services | `~/get_parameters`, `~/list_parameters`, … | `rcl_interfaces` (`param_services.rs`) |
 //!
 //! One thread runs the loop of [`NodeRuntime::run`] (in `node/run_loop.rs`, on the wall clock
 //! or with `use_sim_time` on `/clock`): it waits on the DDS readers with `mio`, drains and
 //! validates input as it arrives, answers service requests, and on every control tick
 //! (`rate_hz`) plans from the latest valid state and publishes the trajectory and the effort
-//! command. A second thread runs ros2-client's spinner (discovery bookkeeping and the
-//! parameter services). Outgoing messages are built in buffers that are reused tick after tick;
-//! RustDDS still allocates its serialised sample and each received message internally.
+//! command; it also answers the parameter services (`param_services.rs`). There is no
+//! ros2-client spinner: it would add a `/clock` reader of type `builtin_interfaces/msg/Time`
+//! (its own simulated time) to the graph, a type conflict with a simulator's
+//! `rosgraph_msgs/msg/Clock`, and the node needs none of its graph bookkeeping. Outgoing
+//! messages are built in buffers that are reused tick after tick; RustDDS still allocates its
+//! serialised sample and each received message internally.
 //!
 //! The node owns no model: it calls a [`PlanProvider`] (the controller) and, with `sim: true`,
 //! steps a [`SimulatedRobot`] (a [`crate::mpc::Plant`], attached with
@@ -33,7 +40,6 @@
 //! reliable, keep last 10.
 
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::{Duration as StdDuration, Instant};
 
 use serde::de::DeserializeOwned;
@@ -45,15 +51,17 @@ use ros2_client::{
     Server, Subscription,
 };
 
+use super::cmd_vel::{CmdVelAccepted, CmdVelFilter};
 use super::config::dds;
 pub use super::config::{NodeConfig, NodeError, Topics, DEFAULT_NODE_NAME};
 use super::diagnostics::Diagnostics;
 use super::msg::{
-    Clock, DiagnosticArray, Float64MultiArray, JointState, JointTrajectory, MultiArrayDimension,
-    Odometry, RosMessage, SetBool, SetBoolRequest, SetBoolResponse, Time, Trigger, TriggerRequest,
-    TriggerResponse,
+    Clock, DiagnosticArray, Float64MultiArray, JointState, JointTrajectory, Marker, MarkerArray,
+    MultiArrayDimension, Odometry, Path, PoseStamped, RosMessage, SetBool, SetBoolRequest,
+    SetBoolResponse, Time, Trigger, TriggerRequest, TriggerResponse, Twist,
 };
 use super::names::NameError;
+use super::plan_view::{fill_markers, fill_path, PlanView};
 use super::provider::{JointPlan, PlanProvider};
 use super::sim_plant::SimulatedRobot;
 use super::validate::{StateFault, StateValidator};
@@ -61,6 +69,7 @@ pub use super::wire::fill_trajectory;
 
 mod run_loop;
 mod services;
+use super::param_services::ParameterServices;
 use super::wire::{input_qos, publish, publisher, refill, ros_name, server};
 
 const JOINT_STATES: Token = Token(0);
@@ -69,6 +78,8 @@ const PLAN: Token = Token(2);
 const RESET: Token = Token(3);
 const ENABLE: Token = Token(4);
 const CLOCK: Token = Token(5);
+const CMD_VEL: Token = Token(6);
+const PARAMETERS: Token = Token(7);
 /// Upper bound of messages taken from one reader per wake-up (keeps the loop responsive).
 const MAX_DRAIN: usize = 256;
 
@@ -77,12 +88,27 @@ pub struct NodeRuntime {
     config: NodeConfig,
     topics: Topics,
     node: Node,
-    spinner: Option<JoinHandle<()>>,
+    param_services: ParameterServices,
     joint_sub: Subscription<JointState>,
     odom_sub: Option<Subscription<Odometry>>,
     /// `use_sim_time`: `/clock` (rosgraph_msgs/Clock) and the last time it gave.
     clock_sub: Option<Subscription<Clock>>,
     sim_now: Option<Time>,
+    /// `floating_base`: `cmd_vel` and the command made of it.
+    cmd_vel_sub: Option<Subscription<Twist>>,
+    cmd_vel: CmdVelFilter,
+    cmd_vel_warned: Option<Instant>,
+    cmd_vel_suppressed: u64,
+    /// Rejected and clamped commands at the last diagnostics report.
+    cmd_vel_reported: (u64, u64),
+    /// The plan as RViz shows it, its messages and the pools of their reused elements.
+    view: PlanView,
+    path_pub: Publisher<Arc<Path>>,
+    markers_pub: Publisher<Arc<MarkerArray>>,
+    path_msg: Arc<Path>,
+    markers_msg: Arc<MarkerArray>,
+    path_pool: Vec<PoseStamped>,
+    markers_pool: Vec<Marker>,
     /// `/clock` went back since the loop last looked (a simulator restart).
     clock_went_back: bool,
     trajectory_pub: Publisher<Arc<JointTrajectory>>,
@@ -124,7 +150,7 @@ struct SimPlant {
 
 impl NodeRuntime {
     /// Validates the parameters, joins the DDS domain and creates the node, its topics,
-    /// services and parameter services, and starts the spinner thread.
+    /// services and parameter services.
     pub fn new(config: NodeConfig) -> Result<NodeRuntime, NodeError> {
         config.params.validate()?;
         let topics = config.topics()?;
@@ -136,7 +162,9 @@ impl NodeRuntime {
             })?;
         let mut options = NodeOptions::new()
             .enable_rosout(true)
-            .start_parameter_services(true);
+            // Served by the node's loop (`param_services.rs`), not by ros2-client's
+            // spinner.
+            .start_parameter_services(false);
         let declared = p.declarations();
         for (name, value) in &declared {
             options = options.declare_parameter(name, value.clone());
@@ -200,13 +228,28 @@ impl NodeRuntime {
         } else {
             None
         };
+        let mut cmd_vel_sub = match &topics.cmd_vel {
+            Some(cmd_vel) => {
+                let topic = node
+                    .create_topic(&ros_name(cmd_vel)?, Twist::type_name(), &input_qos())
+                    .map_err(|e| dds(cmd_vel)(e.to_string()))?;
+                Some(
+                    node.create_subscription::<Twist>(&topic, None)
+                        .map_err(|e| dds(cmd_vel)(e.to_string()))?,
+                )
+            }
+            None => None,
+        };
         let trajectory_pub = publisher::<JointTrajectory>(&mut node, &topics.planned_trajectory)?;
+        let path_pub = publisher::<Path>(&mut node, &topics.planned_path)?;
+        let markers_pub = publisher::<MarkerArray>(&mut node, &topics.planned_markers)?;
         let effort_pub = publisher::<Float64MultiArray>(&mut node, &topics.effort_command)?;
         let diagnostics_pub = publisher::<DiagnosticArray>(&mut node, &topics.diagnostics)?;
         let mapping = p.service_mapping.mapping();
         let mut plan_srv = server::<Trigger>(&mut node, mapping, &topics.plan)?;
         let mut reset_srv = server::<Trigger>(&mut node, mapping, &topics.reset)?;
         let mut enable_srv = server::<SetBool>(&mut node, mapping, &topics.enable)?;
+        let mut param_services = ParameterServices::new(&mut node, &config.fully_qualified_name())?;
 
         let poll = Poll::new()?;
         let registry = poll.registry();
@@ -217,18 +260,13 @@ impl NodeRuntime {
         if let Some(sub) = &mut clock_sub {
             registry.register(sub, CLOCK, Interest::READABLE)?;
         }
+        if let Some(sub) = &mut cmd_vel_sub {
+            registry.register(sub, CMD_VEL, Interest::READABLE)?;
+        }
         registry.register(&mut plan_srv, PLAN, Interest::READABLE)?;
         registry.register(&mut reset_srv, RESET, Interest::READABLE)?;
         registry.register(&mut enable_srv, ENABLE, Interest::READABLE)?;
-
-        let spinner = node.spinner().map_err(|e| dds("spinner")(e.to_string()))?;
-        let spinner = std::thread::Builder::new()
-            .name("ros-spinner".into())
-            .spawn(move || {
-                if let Err(e) = futures::executor::block_on(spinner.spin()) {
-                    eprintln!("[ERROR] ros2-client spinner stopped: {e}");
-                }
-            })?;
+        param_services.register(registry, PARAMETERS)?;
 
         let effort_order = p.effort_joint_order().to_vec();
         let nu = effort_order.len();
@@ -280,13 +318,25 @@ impl NodeRuntime {
             clock_sub,
             sim_now: None,
             clock_went_back: false,
+            cmd_vel_sub,
+            cmd_vel: CmdVelFilter::new(p.cmd_vel),
+            cmd_vel_warned: None,
+            cmd_vel_suppressed: 0,
+            cmd_vel_reported: (0, 0),
+            view: PlanView::default(),
+            path_pub,
+            markers_pub,
+            path_msg: Arc::new(Path::default()),
+            markers_msg: Arc::new(MarkerArray::default()),
+            path_pool: Vec::new(),
+            markers_pool: Vec::new(),
             trajectory_pub,
             effort_pub,
             diagnostics_pub,
             plan_srv,
             reset_srv,
             enable_srv,
-            spinner: Some(spinner),
+            param_services,
             sim,
             node,
             topics,
@@ -402,6 +452,7 @@ impl NodeRuntime {
                 self.counted(r);
             }
         }
+        self.drain_cmd_vel();
         if self.odom_sub.is_none() {
             return;
         }
@@ -413,6 +464,100 @@ impl NodeRuntime {
             let Some(msg) = next else { break };
             let r = self.validator.accept_odometry(&msg, self.now());
             self.counted(r);
+        }
+    }
+
+    /// Takes the waiting `cmd_vel` messages into the command filter; a rejected or clamped one
+    /// is logged (throttled like the input warnings).
+    fn drain_cmd_vel(&mut self) {
+        for _ in 0..MAX_DRAIN {
+            let next = self
+                .cmd_vel_sub
+                .as_ref()
+                .and_then(|sub| self.next_sample(sub, "cmd_vel"));
+            let Some(msg) = next else { break };
+            let problem = match self.cmd_vel.accept(&msg, self.now().to_nanos()) {
+                Ok(CmdVelAccepted::AsGiven) => None,
+                Ok(CmdVelAccepted::Clamped) => Some(format!(
+                    "cmd_vel ({:.3}, {:.3}, {:.3}) beyond the limits (cmd_vel.*): clamped",
+                    msg.linear.x, msg.linear.y, msg.angular.z
+                )),
+                Err(fault) => Some(fault.to_string()),
+            };
+            if let Some(text) = problem {
+                let now = Instant::now();
+                if self
+                    .cmd_vel_warned
+                    .is_some_and(|t| now.duration_since(t) < self.throttle)
+                {
+                    self.cmd_vel_suppressed += 1;
+                } else {
+                    let more = std::mem::take(&mut self.cmd_vel_suppressed);
+                    let text = if more > 0 {
+                        format!("{text} ({more} similar suppressed)")
+                    } else {
+                        text
+                    };
+                    self.log(LogLevel::Warn, &text);
+                    self.cmd_vel_warned = Some(now);
+                }
+            }
+        }
+    }
+
+    /// Hands the blended `cmd_vel` command to the provider (once one was received).
+    fn apply_cmd_vel<P: PlanProvider + ?Sized>(&mut self, provider: &mut P) {
+        if self.cmd_vel_sub.is_none() {
+            return;
+        }
+        if let Some(cmd) = self.cmd_vel.update(self.now().to_nanos()) {
+            provider.set_velocity_command(cmd);
+        }
+    }
+
+    /// Publishes the provider's view of the plan just published (`~/planned_path`,
+    /// `~/planned_markers`), if it has one.
+    fn publish_view<P: PlanProvider + ?Sized>(&mut self, provider: &mut P, stamp: Time) {
+        if !provider.plan_view(&mut self.view) {
+            return;
+        }
+        let frame = &self.config.params.visualization_frame;
+        fill_path(
+            Arc::make_mut(&mut self.path_msg),
+            &mut self.path_pool,
+            &self.view,
+            stamp,
+            frame,
+        );
+        fill_markers(
+            Arc::make_mut(&mut self.markers_msg),
+            &mut self.markers_pool,
+            &self.view,
+            stamp,
+            frame,
+            self.config.params.visualization_force_scale,
+        );
+        publish(&self.path_pub, &self.path_msg, &mut self.diag);
+        publish(&self.markers_pub, &self.markers_msg, &mut self.diag);
+    }
+
+    /// The `cmd_vel` entry of `/diagnostics` (third status, with `floating_base`).
+    fn fill_cmd_vel_status(&mut self, msg: &mut DiagnosticArray) {
+        if self.cmd_vel_sub.is_none() {
+            return;
+        }
+        if msg.status.len() < 3 {
+            let name = format!("{}: cmd_vel", self.config.node_name);
+            msg.status.push(super::cmd_vel::status_with_keys(&name));
+        }
+        let reported = (self.cmd_vel.rejected, self.cmd_vel.clamped);
+        let window = (
+            reported.0 - self.cmd_vel_reported.0,
+            reported.1 - self.cmd_vel_reported.1,
+        );
+        self.cmd_vel_reported = reported;
+        if let Some(status) = msg.status.get_mut(2) {
+            self.cmd_vel.fill_status(status, window);
         }
     }
 
@@ -447,6 +592,10 @@ impl NodeRuntime {
             Err(fault) => return Err(format!("no valid state: {fault}")),
         };
         let stamp = state.stamp;
+        self.apply_cmd_vel(provider);
+        let Ok(state) = self.validator.current(self.now()) else {
+            return Err("no valid state".into());
+        };
         provider.on_state(state);
         let nj = self.config.params.joint_names.len();
         let nu = self.fallback.len();
@@ -469,6 +618,7 @@ impl NodeRuntime {
         );
         publish(&self.trajectory_pub, &self.trajectory_msg, &mut self.diag);
         self.diag.record_plan(&self.plan);
+        self.publish_view(provider, stamp);
         Ok(())
     }
 
@@ -572,18 +722,11 @@ impl NodeRuntime {
     fn publish_diagnostics(&mut self, now: Instant) {
         let name = self.config.node_name.clone();
         let stamp = self.now();
-        self.diag
-            .fill(Arc::make_mut(&mut self.diagnostics_msg), &name, stamp, now);
+        let mut msg = std::mem::take(Arc::make_mut(&mut self.diagnostics_msg));
+        self.diag.fill(&mut msg, &name, stamp, now);
+        self.fill_cmd_vel_status(&mut msg);
+        *Arc::make_mut(&mut self.diagnostics_msg) = msg;
         publish(&self.diagnostics_pub, &self.diagnostics_msg, &mut self.diag);
-    }
-}
-
-impl Drop for NodeRuntime {
-    fn drop(&mut self) {
-        self.node.stop_spinner();
-        if let Some(handle) = self.spinner.take() {
-            let _ = handle.join();
-        }
     }
 }
 

@@ -25,12 +25,20 @@
 //! | `start_enabled` | bool | false | publish commands from start (else wait for `~/enable`); `fesdj_node` without a config file: true |
 //! | `diagnostics_rate_hz` | double | 1.0 | `/diagnostics` publication rate (> 0) |
 //! | `warn_throttle_s` | double | 1.0 | minimum interval between repeated input warnings (≥ 0) |
+//! | `cmd_vel.timeout` | double | 0.5 | `floating_base`: a `cmd_vel` older than this (s) counts as zero, the robot comes to a stand (> 0) |
+//! | `cmd_vel.min_linear_x`, `cmd_vel.max_linear_x` | double | -0.2, 0.4 | range of the forward command (m/s); beyond: clamped with a warning (min ≤ 0 ≤ max) |
+//! | `cmd_vel.max_linear_y` | double | 0.15 | largest lateral command (m/s, ≥ 0) |
+//! | `cmd_vel.max_angular_z` | double | 0.5 | largest yaw-rate command (rad/s, ≥ 0) |
+//! | `cmd_vel.max_accel_linear`, `cmd_vel.max_accel_angular` | double | 0.5, 1.0 | blend: largest change of the command per second (m/s², rad/s²; > 0) |
+//! | `visualization.frame` | string | `odom` | `frame_id` of `~/planned_path` and `~/planned_markers` (the frame of `odom`'s pose) |
+//! | `visualization.force_scale` | double | 0.002 | arrow length per newton of planned contact force (m/N, > 0) |
 //! | `use_sim_time` | bool | false | ROS's standard parameter (ros2-client declares it on every node): the node's clock is the simulator's `/clock` (rosgraph_msgs/Clock): ticks, commands and state ages follow it, stamps carry it; not with `sim` |
 
 use ros2_client::ParameterValue;
 use thiserror::Error;
 
 use super::args::{OverrideSource, ParameterOverride};
+use super::cmd_vel::CmdVelSettings;
 
 /// A bad parameter value or combination; each variant names the parameter and its source.
 #[derive(Debug, Clone, PartialEq, Error)]
@@ -146,6 +154,12 @@ pub struct NodeParams {
     pub diagnostics_rate_hz: f64,
     /// `warn_throttle_s`.
     pub warn_throttle_s: f64,
+    /// `cmd_vel.*`: limits, timeout and blend of the velocity command (`floating_base`).
+    pub cmd_vel: CmdVelSettings,
+    /// `visualization.frame`.
+    pub visualization_frame: String,
+    /// `visualization.force_scale` (m/N).
+    pub visualization_force_scale: f64,
     /// `use_sim_time` (built in): run on the simulator's `/clock`.
     pub use_sim_time: bool,
 }
@@ -171,13 +185,16 @@ impl Default for NodeParams {
             start_enabled: false,
             diagnostics_rate_hz: 1.0,
             warn_throttle_s: 1.0,
+            cmd_vel: CmdVelSettings::default(),
+            visualization_frame: "odom".into(),
+            visualization_force_scale: 0.002,
             use_sim_time: false,
         }
     }
 }
 
 /// Every declared parameter name, in declaration order.
-pub const PARAMETER_NAMES: [&str; 19] = [
+pub const PARAMETER_NAMES: [&str; 28] = [
     "robot_description_path",
     "config_file",
     "rate_hz",
@@ -196,6 +213,15 @@ pub const PARAMETER_NAMES: [&str; 19] = [
     "start_enabled",
     "diagnostics_rate_hz",
     "warn_throttle_s",
+    "cmd_vel.timeout",
+    "cmd_vel.min_linear_x",
+    "cmd_vel.max_linear_x",
+    "cmd_vel.max_linear_y",
+    "cmd_vel.max_angular_z",
+    "cmd_vel.max_accel_linear",
+    "cmd_vel.max_accel_angular",
+    "visualization.frame",
+    "visualization.force_scale",
     "use_sim_time",
 ];
 
@@ -367,6 +393,27 @@ impl NodeParams {
                     p.warn_throttle_s = t;
                 }
                 "use_sim_time" => p.use_sim_time = s.bool()?,
+                "cmd_vel.timeout" => p.cmd_vel.timeout = s.positive(s.double()?)?,
+                "cmd_vel.min_linear_x" => p.cmd_vel.linear_x[0] = s.double()?,
+                "cmd_vel.max_linear_x" => p.cmd_vel.linear_x[1] = s.double()?,
+                "cmd_vel.max_linear_y" => p.cmd_vel.max_linear_y = s.double()?,
+                "cmd_vel.max_angular_z" => p.cmd_vel.max_angular_z = s.double()?,
+                "cmd_vel.max_accel_linear" => {
+                    p.cmd_vel.max_accel_linear = s.positive(s.double()?)?
+                }
+                "cmd_vel.max_accel_angular" => {
+                    p.cmd_vel.max_accel_angular = s.positive(s.double()?)?
+                }
+                "visualization.frame" => {
+                    let f = s.string()?;
+                    if f.is_empty() {
+                        return Err(s.invalid("must not be empty"));
+                    }
+                    p.visualization_frame = f;
+                }
+                "visualization.force_scale" => {
+                    p.visualization_force_scale = s.positive(s.double()?)?
+                }
                 name if name.starts_with("qos_overrides.") => {
                     warnings.push(format!(
                         "{}: '{name}' ignored (QoS overrides are not supported)",
@@ -414,6 +461,9 @@ impl NodeParams {
                  plant on its own clock"
                     .into(),
             ));
+        }
+        if let Err((name, reason)) = self.cmd_vel.check() {
+            return Err(invalid(name, reason));
         }
         if self.joint_names.is_empty() {
             return Err(invalid(
@@ -504,6 +554,30 @@ impl NodeParams {
             ("start_enabled", V::Boolean(self.start_enabled)),
             ("diagnostics_rate_hz", V::Double(self.diagnostics_rate_hz)),
             ("warn_throttle_s", V::Double(self.warn_throttle_s)),
+            ("cmd_vel.timeout", V::Double(self.cmd_vel.timeout)),
+            ("cmd_vel.min_linear_x", V::Double(self.cmd_vel.linear_x[0])),
+            ("cmd_vel.max_linear_x", V::Double(self.cmd_vel.linear_x[1])),
+            ("cmd_vel.max_linear_y", V::Double(self.cmd_vel.max_linear_y)),
+            (
+                "cmd_vel.max_angular_z",
+                V::Double(self.cmd_vel.max_angular_z),
+            ),
+            (
+                "cmd_vel.max_accel_linear",
+                V::Double(self.cmd_vel.max_accel_linear),
+            ),
+            (
+                "cmd_vel.max_accel_angular",
+                V::Double(self.cmd_vel.max_accel_angular),
+            ),
+            (
+                "visualization.frame",
+                V::String(self.visualization_frame.clone()),
+            ),
+            (
+                "visualization.force_scale",
+                V::Double(self.visualization_force_scale),
+            ),
         ]
     }
 }
@@ -527,7 +601,7 @@ mod tests {
         assert_eq!(p.rate_hz, 50.0);
         assert_eq!(p.service_mapping, ServiceConvention::FastRtps);
         let d = p.declarations();
-        assert_eq!(d.len(), 18);
+        assert_eq!(d.len(), 27);
         for (name, _) in &d {
             assert!(PARAMETER_NAMES.contains(name), "{name}");
         }
@@ -620,6 +694,14 @@ mod tests {
             NodeParams::from_overrides(&[cli("weights.v", V::DoubleArray(vec![1.0, f64::NAN]))])
                 .unwrap_err();
         assert!(e.to_string().contains("element 1"));
+        let e = NodeParams::from_overrides(&[cli("cmd_vel.max_accel_linear", V::Double(0.0))])
+            .unwrap_err();
+        assert!(e.to_string().contains("cmd_vel.max_accel_linear"), "{e}");
+        let (mut p, _) =
+            NodeParams::from_overrides(&[cli("cmd_vel.min_linear_x", V::Double(0.1))]).unwrap();
+        p.joint_names = vec!["hip".into()];
+        let e = p.validate().unwrap_err();
+        assert!(e.to_string().contains("cmd_vel.min_linear_x"), "{e}");
         let file = ParameterOverride {
             name: "stale_state_timeout".into(),
             value: V::Double(0.0),

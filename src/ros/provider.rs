@@ -6,6 +6,7 @@
 //! reused: `plan` fills a `&mut Plan` in place, so a provider that keeps its sizes allocates
 //! nothing per tick on this path.
 
+pub use super::plan_view::PlanView;
 pub use super::state::{BaseState, RobotState};
 
 /// Error type of provider calls: any error, reported in diagnostics and service replies.
@@ -206,6 +207,25 @@ pub trait PlanProvider {
     /// The default publishes nothing (the last command stays in force).
     fn track(&mut self, state: &RobotState, effort: &mut [f64]) -> bool {
         let _ = (state, effort);
+        false
+    }
+
+    /// The blended `cmd_vel` command `(vₓ, v_y, ω)` (heading frame: forward m/s, lateral m/s,
+    /// yaw rate rad/s; finite and within the configured limits) for the next plans: called on
+    /// every tick (and `~/plan` request) before [`on_state`](Self::on_state) once a command
+    /// was received (with `floating_base`), never before. Returns whether the provider tracks
+    /// it; the default ignores it (`false`).
+    fn set_velocity_command(&mut self, cmd: [f64; 3]) -> bool {
+        let _ = cmd;
+        false
+    }
+
+    /// Called after a plan from [`plan`](Self::plan) passed the node's checks and was
+    /// published: the provider may describe it for RViz (base pose, contact points and forces
+    /// per plan point, see [`PlanView`]) and return `true` to have `~/planned_path` and
+    /// `~/planned_markers` published. The default publishes nothing.
+    fn plan_view(&mut self, view: &mut PlanView) -> bool {
+        let _ = view;
         false
     }
 

@@ -77,8 +77,18 @@ fn xml_launch_passes_parameters_the_node_accepts() {
         assert!(args.contains_key(a), "launch argument {a}");
     }
     let nodes: Vec<_> = els.iter().filter(|(n, _)| n == "node").collect();
-    assert_eq!(nodes.len(), 1);
+    assert_eq!(nodes.len(), 2);
     let node = &nodes[0].1;
+    // rviz:=true: rviz2 with the shipped config.
+    let rviz = &nodes[1].1;
+    assert_eq!(
+        (rviz["pkg"].as_str(), rviz["exec"].as_str()),
+        ("rviz2", "rviz2")
+    );
+    assert_eq!(rviz["if"], "$(var rviz)");
+    assert_eq!(rviz["args"], "-d $(var rviz_config)");
+    assert_eq!(args["rviz"], "false");
+    assert!(args["rviz_config"].ends_with("/config/rviz/fesdj.rviz"));
     assert_eq!(node["pkg"], "fesdj_mpc");
     assert_eq!(node["exec"], "fesdj_node");
     assert_eq!(node["name"], "fesdj_mpc");
@@ -145,6 +155,58 @@ fn xml_launch_passes_parameters_the_node_accepts() {
     for n in &names {
         assert!(py.contains(&format!("\"{n}\":")), "launch.py passes {n}");
     }
+    for s in ["package=\"rviz2\"", "\"config\", \"rviz\", \"fesdj.rviz\""] {
+        assert!(py.contains(s), "launch.py: {s}");
+    }
+    // Valid Python (launch_ros cannot be imported here, so it is parsed, not run).
+    let parsed = std::process::Command::new("python3")
+        .args(["-c", "import ast, sys; ast.parse(open(sys.argv[1]).read())"])
+        .arg(root().join("launch/fesdj_mpc.launch.py"))
+        .status()
+        .expect("python3 runs");
+    assert!(
+        parsed.success(),
+        "launch/fesdj_mpc.launch.py is not valid Python"
+    );
+}
+
+/// The shipped RViz config shows the node's plan topics (default names) in the node's default
+/// frame.
+#[test]
+fn rviz_config_shows_the_plan_topics() {
+    let _turn = crate::support::serial::file(module_path!());
+    let text = std::fs::read_to_string(root().join("config/rviz/fesdj.rviz")).unwrap();
+    let doc: serde_json::Value = serde_saphyr::from_str(&text).expect("YAML");
+    let vm = &doc["Visualization Manager"];
+    let topics = NodeConfig::with_params(NodeParams {
+        floating_base: true,
+        ..NodeParams::default()
+    })
+    .topics()
+    .unwrap();
+    assert_eq!(
+        vm["Global Options"]["Fixed Frame"],
+        NodeParams::default().visualization_frame.as_str()
+    );
+    let displays = vm["Displays"].as_array().expect("displays");
+    let topic_of = |class: &str| {
+        displays
+            .iter()
+            .find(|d| d["Class"] == class)
+            .map(|d| d["Topic"]["Value"].as_str().unwrap_or_default().to_string())
+    };
+    assert_eq!(
+        topic_of("rviz_default_plugins/Path").as_deref(),
+        Some(topics.planned_path.as_str())
+    );
+    assert_eq!(
+        topic_of("rviz_default_plugins/MarkerArray").as_deref(),
+        Some(topics.planned_markers.as_str())
+    );
+    assert_eq!(
+        topic_of("rviz_default_plugins/Odometry").as_deref(),
+        topics.odom.as_deref()
+    );
 }
 
 #[test]

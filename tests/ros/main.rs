@@ -22,6 +22,8 @@ mod ros_cdr_golden;
 mod ros_config;
 mod ros_dds_loopback;
 mod ros_fesdj_node;
+mod ros_graph;
 mod ros_interop_cyclonedds;
 mod ros_node;
+mod ros_plan_view;
 mod ros_soak;

@@ -83,6 +83,71 @@ fn names(v: &[&str]) -> Vec<String> {
     v.iter().map(|s| s.to_string()).collect()
 }
 
+/// The marker of `tools/ros_golden.py`'s `marker()`: every field set.
+#[allow(clippy::too_many_arguments)]
+fn marker(
+    hdr: Header,
+    ns: &str,
+    id: i32,
+    type_: i32,
+    action: i32,
+    points: Vec<Point>,
+    texture: &[u8],
+    mesh: &[u8],
+    uv: Vec<UVCoordinate>,
+) -> Marker {
+    let green = ColorRGBA {
+        r: 0.0,
+        g: 1.0,
+        b: 0.0,
+        a: 1.0,
+    };
+    Marker {
+        header: hdr.clone(),
+        ns: ns.into(),
+        id,
+        type_,
+        action,
+        pose: Pose {
+            position: Point {
+                x: 1.5,
+                y: -0.5,
+                z: 0.02,
+            },
+            orientation: Quaternion::default(),
+        },
+        scale: Vector3 {
+            x: 0.03,
+            y: 0.03,
+            z: 0.03,
+        },
+        color: ColorRGBA {
+            r: 1.0,
+            g: 0.5,
+            b: 0.25,
+            a: 0.75,
+        },
+        lifetime: Duration { sec: 1, nanosec: 5 },
+        frame_locked: true,
+        colors: points.iter().map(|_| green).collect(),
+        text: if points.is_empty() { "" } else { "F" }.into(),
+        points,
+        texture_resource: if texture.is_empty() { "" } else { "tex" }.into(),
+        texture: CompressedImage {
+            header: hdr,
+            format: if texture.is_empty() { "" } else { "png" }.into(),
+            data: texture.to_vec(),
+        },
+        uv_coordinates: uv,
+        mesh_resource: String::new(),
+        mesh_file: MeshFile {
+            filename: if mesh.is_empty() { "" } else { "m.stl" }.into(),
+            data: mesh.to_vec(),
+        },
+        mesh_use_embedded_materials: !mesh.is_empty(),
+    }
+}
+
 #[test]
 fn every_message_matches_rosbags_byte_for_byte() {
     let _turn = crate::support::serial::file(module_path!());
@@ -249,6 +314,72 @@ fn every_message_matches_rosbags_byte_for_byte() {
         },
     ));
 
+    let pose = |k: u32| Pose {
+        position: Point {
+            x: 0.1 * k as f64,
+            y: -0.05 * k as f64,
+            z: 0.33,
+        },
+        orientation: Quaternion {
+            x: 0.0,
+            y: 0.0,
+            z: 0.0998334166468,
+            w: 0.995004165278,
+        },
+    };
+    tally(check(
+        "path",
+        Path {
+            header: header(9, 10, "odom"),
+            poses: (0..2)
+                .map(|k| PoseStamped {
+                    header: header(9, 10 + 50_000_000 * k, "odom"),
+                    pose: pose(k),
+                })
+                .collect(),
+        },
+    ));
+    tally(check(
+        "marker_array",
+        MarkerArray {
+            markers: vec![
+                marker(
+                    header(3, 4, "odom"),
+                    "feet",
+                    7,
+                    Marker::SPHERE,
+                    Marker::ADD,
+                    vec![],
+                    &[],
+                    &[],
+                    vec![],
+                ),
+                marker(
+                    header(3, 4, "odom"),
+                    "forces",
+                    -1,
+                    Marker::ARROW,
+                    Marker::DELETE,
+                    vec![
+                        Point {
+                            x: 0.1,
+                            y: 0.2,
+                            z: 0.0,
+                        },
+                        Point {
+                            x: 0.1,
+                            y: 0.2,
+                            z: 0.25,
+                        },
+                    ],
+                    &[1, 2, 3],
+                    &[255],
+                    vec![UVCoordinate { u: 0.25, v: -0.5 }],
+                ),
+            ],
+        },
+    ));
+
     tally(check("trigger_request", TriggerRequest::default()));
     tally(check(
         "trigger_response",
@@ -266,7 +397,7 @@ fn every_message_matches_rosbags_byte_for_byte() {
         },
     ));
 
-    assert_eq!(cases, 14);
+    assert_eq!(cases, 16);
     println!("{cases} golden CDR cases, {total} bytes matched");
 }
 
@@ -291,4 +422,10 @@ fn ros_type_names_match_the_dds_convention() {
         "rosgraph_msgs::msg::dds_::Clock_"
     );
     assert_eq!(<Trigger as RosService>::NAME, "Trigger");
+    assert_eq!(
+        MarkerArray::type_name().dds_msg_type(),
+        "visualization_msgs::msg::dds_::MarkerArray_"
+    );
+    assert_eq!(Path::full_name(), "nav_msgs/msg/Path");
+    assert_eq!(Twist::full_name(), "geometry_msgs/msg/Twist");
 }

@@ -141,3 +141,13 @@ pub struct TwistWithCovariance {
     pub covariance: Covariance,
 }
 ros_message!(TwistWithCovariance, "geometry_msgs", "TwistWithCovariance");
+
+/// `geometry_msgs/msg/PoseStamped`: `std_msgs/Header header`, `Pose pose`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PoseStamped {
+    /// Stamp and frame of the pose.
+    pub header: super::Header,
+    /// The pose.
+    pub pose: Pose,
+}
+ros_message!(PoseStamped, "geometry_msgs", "PoseStamped");

@@ -19,20 +19,23 @@ mod sensor_msgs;
 mod std_msgs;
 mod std_srvs;
 mod trajectory_msgs;
+mod visualization_msgs;
 
 pub use builtin_interfaces::{Duration, Time};
 pub use diagnostic_msgs::{DiagnosticArray, DiagnosticStatus, KeyValue};
 pub use geometry_msgs::{
-    Covariance, Point, Pose, PoseWithCovariance, Quaternion, Twist, TwistWithCovariance, Vector3,
+    Covariance, Point, Pose, PoseStamped, PoseWithCovariance, Quaternion, Twist,
+    TwistWithCovariance, Vector3,
 };
-pub use nav_msgs::Odometry;
+pub use nav_msgs::{Odometry, Path};
 pub use rosgraph_msgs::Clock;
-pub use sensor_msgs::JointState;
-pub use std_msgs::{Float64MultiArray, Header, MultiArrayDimension, MultiArrayLayout};
+pub use sensor_msgs::{CompressedImage, JointState};
+pub use std_msgs::{ColorRGBA, Float64MultiArray, Header, MultiArrayDimension, MultiArrayLayout};
 pub use std_srvs::{
     SetBool, SetBoolRequest, SetBoolResponse, Trigger, TriggerRequest, TriggerResponse,
 };
 pub use trajectory_msgs::{JointTrajectory, JointTrajectoryPoint};
+pub use visualization_msgs::{Marker, MarkerArray, MeshFile, UVCoordinate};
 
 use ros2_client::{Message, MessageTypeName, ServiceTypeName};
 

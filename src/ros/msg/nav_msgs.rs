@@ -1,8 +1,8 @@
-//! `nav_msgs/msg/Odometry`.
+//! `nav_msgs/msg/Odometry` and `nav_msgs/msg/Path`.
 
 use serde::{Deserialize, Serialize};
 
-use super::{ros_message, Header, PoseWithCovariance, TwistWithCovariance};
+use super::{ros_message, Header, PoseStamped, PoseWithCovariance, TwistWithCovariance};
 
 /// `nav_msgs/msg/Odometry`: `Header header`, `string child_frame_id`,
 /// `geometry_msgs/PoseWithCovariance pose`, `geometry_msgs/TwistWithCovariance twist`.
@@ -21,3 +21,13 @@ pub struct Odometry {
     pub twist: TwistWithCovariance,
 }
 ros_message!(Odometry, "nav_msgs", "Odometry");
+
+/// `nav_msgs/msg/Path`: `std_msgs/Header header`, `geometry_msgs/PoseStamped[] poses`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Path {
+    /// Stamp and frame of the path.
+    pub header: Header,
+    /// The poses, in order.
+    pub poses: Vec<PoseStamped>,
+}
+ros_message!(Path, "nav_msgs", "Path");

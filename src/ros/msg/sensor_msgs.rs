@@ -23,3 +23,16 @@ pub struct JointState {
     pub effort: Vec<f64>,
 }
 ros_message!(JointState, "sensor_msgs", "JointState");
+
+/// `sensor_msgs/msg/CompressedImage`: `Header header`, `string format`, `uint8[] data` (inside
+/// `visualization_msgs/Marker`'s texture; the node leaves it empty).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CompressedImage {
+    /// Stamp and frame.
+    pub header: Header,
+    /// Image format (`jpeg`, `png`, …).
+    pub format: String,
+    /// The compressed image.
+    pub data: Vec<u8>,
+}
+ros_message!(CompressedImage, "sensor_msgs", "CompressedImage");

@@ -49,3 +49,17 @@ pub struct Float64MultiArray {
     pub data: Vec<f64>,
 }
 ros_message!(Float64MultiArray, "std_msgs", "Float64MultiArray");
+
+/// `std_msgs/msg/ColorRGBA`: `float32 r, g, b, a` (each in [0, 1]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ColorRGBA {
+    /// Red.
+    pub r: f32,
+    /// Green.
+    pub g: f32,
+    /// Blue.
+    pub b: f32,
+    /// Opacity.
+    pub a: f32,
+}
+ros_message!(ColorRGBA, "std_msgs", "ColorRGBA");

@@ -9,6 +9,8 @@ use crate::ros::msg::{SetBoolResponse, TriggerResponse};
 
 impl NodeRuntime {
     pub(super) fn serve<P: PlanProvider + ?Sized>(&mut self, provider: &mut P) {
+        self.param_services
+            .serve(&self.node, &|text| self.log(LogLevel::Warn, text));
         while let Some((id, _)) = self.next_request(&self.plan_srv, "~/plan") {
             let response = match self.plan_now(provider) {
                 Ok(()) => TriggerResponse {
