@@ -17,7 +17,7 @@
 
 use super::error::SolverError;
 use super::gmres::{Gmres, PreconditionedOperator, GMRES_CYCLES, GMRES_TRIGGER};
-use super::ldlt::StaticLdlt;
+use super::ldlt::{Ldlt, LdltMethod};
 use crate::ad::SparsityPattern;
 use faer::sparse::linalg::cholesky::{
     factorize_symbolic_cholesky, CholeskySymbolicParams, SymmetricOrdering,
@@ -46,7 +46,7 @@ pub(crate) struct Kkt {
     hess_rc: Vec<(u32, u32)>,
     jac_map: Vec<usize>,
     jac_col: Vec<u32>,
-    ldlt: StaticLdlt,
+    ldlt: Ldlt,
     work: Vec<f64>,
     reg_c: f64,
     r: Vec<f64>,
@@ -70,11 +70,23 @@ pub(crate) struct Kkt {
     use_gmres: bool,
     /// Number of numeric factorisations done.
     pub factorizations: usize,
+    /// Number of solves with the factor (each solve, refinement step and GMRES
+    /// preconditioning).
+    pub factor_solves: usize,
 }
 
 impl Kkt {
     /// Build the KKT pattern from the Hessian (lower) and Jacobian patterns and analyse it.
     pub fn new(hess: &SparsityPattern, jac: &SparsityPattern) -> Result<Kkt, SolverError> {
+        Kkt::with_method(hess, jac, LdltMethod::Auto)
+    }
+
+    /// [`Kkt::new`] with a given factorisation method.
+    pub fn with_method(
+        hess: &SparsityPattern,
+        jac: &SparsityPattern,
+        method: LdltMethod,
+    ) -> Result<Kkt, SolverError> {
         let n = hess.ncols();
         let m = jac.nrows();
         let dim = n + m;
@@ -128,7 +140,7 @@ impl Kkt {
             Some(p) => p.arrays().0.to_vec(),
             None => (0..dim).collect(),
         };
-        let ldlt = StaticLdlt::new(dim, pattern.col_ptr(), pattern.row_idx(), &perm);
+        let ldlt = Ldlt::new(dim, pattern.col_ptr(), pattern.row_idx(), &perm, method);
         Ok(Kkt {
             n,
             m,
@@ -140,8 +152,8 @@ impl Kkt {
             hess_rc,
             jac_map,
             jac_col,
+            work: vec![0.0; ldlt.work_len()],
             ldlt,
-            work: vec![0.0; dim],
             reg_c: 0.0,
             r: vec![0.0; dim],
             e: vec![0.0; dim],
@@ -154,6 +166,7 @@ impl Kkt {
             equilibrate: false,
             use_gmres: false,
             factorizations: 0,
+            factor_solves: 0,
         })
     }
 
@@ -308,6 +321,7 @@ impl Kkt {
     }
 
     pub(crate) fn apply_factor(&mut self, x: &mut [f64]) {
+        self.factor_solves += 1;
         self.ldlt.solve_in_place(x, &mut self.work);
     }
 
@@ -510,7 +524,7 @@ mod tests {
         }
         let (h, _) = SparsityPattern::from_triplets(n, n, &ht).unwrap();
         let (jp, _) = SparsityPattern::from_triplets(m, n, &jt).unwrap();
-        let mut kkt = Kkt::new(&h, &jp).unwrap();
+        let mut kkt = Kkt::with_method(&h, &jp, LdltMethod::Simplicial).unwrap();
         let hv: Vec<f64> = (0..h.nnz()).map(|_| rnd() - 0.5).collect();
         let jv: Vec<f64> = (0..jp.nnz()).map(|_| 2.0 * rnd() - 1.0).collect();
         let dx: Vec<f64> = (0..n).map(|_| 2.0 + rnd()).collect();

@@ -26,6 +26,7 @@ pub mod nlp;
 pub mod problems;
 pub mod settings;
 pub mod status;
+pub(crate) mod supernodal;
 
 pub use ad_nlp::HessianApproximation;
 pub use error::{EvalError, SolverError};
