@@ -413,6 +413,14 @@ fn main() {
             kkt.solve(&rhs, &mut one, 0);
         });
         debug_assert_eq!(kkt.factor_solves() - before, BATCHES * n_rep);
+        // the residual after 0, 1, 2, … refinement steps
+        let steps: Vec<String> = (0..5)
+            .map(|k| format!("{:.1e}", kkt.solve(&rhs, &mut one, k).unwrap_or(f64::NAN)))
+            .collect();
+        println!(
+            "    residual after 0..4 refinement steps: {}",
+            steps.join(", ")
+        );
         let mut r = vec![0.0; n + m];
         let us_tri = min_per_call(n_rep, || {
             one.copy_from_slice(&rhs);

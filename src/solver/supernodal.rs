@@ -94,8 +94,9 @@ pub(crate) struct SupernodalLdlt {
     up_ptr: Vec<usize>,
     updates: Vec<Update>,
     map: Vec<usize>,
-    /// Pivots in our order and in the caller's order.
+    /// Pivots in our order, their inverses, and the pivots in the caller's order.
     d: Vec<f64>,
+    dinv: Vec<f64>,
     d_out: Vec<f64>,
     /// Work: scaled source rows (`L_d D_d`) and one column of an update.
     wbuf: Vec<f64>,
@@ -317,6 +318,7 @@ impl SupernodalLdlt {
             updates,
             map,
             d: vec![0.0; n],
+            dinv: vec![0.0; n],
             d_out: vec![0.0; n],
             wbuf: vec![0.0; wlen.max(4 * max_cols)],
             cbuf: vec![0.0; clen.max(max_rows)],
@@ -393,12 +395,12 @@ impl SupernodalLdlt {
                 let src = &done[self.sn_vptr[d]..self.sn_vptr[d + 1]];
                 let k = u.r2 - u.r1;
                 let m = nrd - u.r1;
-                // w[j·ncd + t] = L_d[r1 + j, t] D_d[t]
+                // w[t·k + j] = L_d[r1 + j, t] D_d[t]
                 let w = &mut self.wbuf[..k * ncd];
                 for (t, &dt) in self.d[fd..fd + ncd].iter().enumerate() {
                     let col = &src[t * nrd + u.r1..t * nrd + u.r2];
-                    for (j, &l) in col.iter().enumerate() {
-                        w[j * ncd + t] = l * dt;
+                    for (wj, &l) in w[t * k..(t + 1) * k].iter_mut().zip(col) {
+                        *wj = l * dt;
                     }
                 }
                 let map = &self.map[u.map..u.map + m];
@@ -409,8 +411,20 @@ impl SupernodalLdlt {
                     while j0 < k {
                         let nb = (k - j0).min(4);
                         let dst = &mut tgt[at + j0 * nr + j0..];
-                        let wj = &w[j0 * ncd..];
-                        block::<FMA, false>(nb, dst, nr, src, nrd, u.r1 + j0, wj, ncd, ncd, m - j0);
+                        let wj = &w[j0..];
+                        block::<FMA, false>(
+                            nb,
+                            dst,
+                            nr,
+                            src,
+                            nrd,
+                            u.r1 + j0,
+                            wj,
+                            1,
+                            k,
+                            ncd,
+                            m - j0,
+                        );
                         j0 += nb;
                     }
                 } else {
@@ -420,8 +434,8 @@ impl SupernodalLdlt {
                     while j0 < k {
                         let nb = (k - j0).min(4);
                         let dst = &mut c[j0 * m + j0..];
-                        let wj = &w[j0 * ncd..];
-                        block::<FMA, true>(nb, dst, m, src, nrd, u.r1 + j0, wj, ncd, ncd, m - j0);
+                        let wj = &w[j0..];
+                        block::<FMA, true>(nb, dst, m, src, nrd, u.r1 + j0, wj, 1, k, ncd, m - j0);
                         j0 += nb;
                     }
                     for j in 0..k {
@@ -445,7 +459,8 @@ impl SupernodalLdlt {
                         }
                     }
                     let (left, right) = tgt.split_at_mut(j0 * nr);
-                    block::<FMA, false>(nb, &mut right[j0..], nr, left, nr, j0, w, j0, j0, nr - j0);
+                    let dst = &mut right[j0..];
+                    block::<FMA, false>(nb, dst, nr, left, nr, j0, w, j0, 1, j0, nr - j0);
                 }
                 for j in j0..j0 + nb {
                     let w = &mut self.wbuf[..j - j0];
@@ -461,6 +476,7 @@ impl SupernodalLdlt {
                     }
                     self.d[f + j] = dj;
                     let inv = dj.recip();
+                    self.dinv[f + j] = inv;
                     for x in &mut col[1..] {
                         *x *= inv;
                     }
@@ -522,8 +538,8 @@ impl SupernodalLdlt {
             }
         }
         // D⁻¹
-        for (xi, &dk) in x.iter_mut().zip(&self.d) {
-            *xi *= dk.recip();
+        for (xi, &dinv) in x.iter_mut().zip(&self.dinv) {
+            *xi *= dinv;
         }
         // Lᵀ x = z
         for s in (0..ns).rev() {
@@ -540,7 +556,10 @@ impl SupernodalLdlt {
             let xs = &mut x[f..f + nc];
             for t in (0..nc).rev() {
                 let col = &p[t * nr..(t + 1) * nr];
-                let acc = dot::<FMA>(&col[nc..], g) + dot::<FMA>(&col[t + 1..nc], &xs[t + 1..]);
+                let mut acc = dot::<FMA>(&col[nc..], g);
+                for (&l, &xi) in col[t + 1..nc].iter().zip(&xs[t + 1..]) {
+                    acc = madd::<FMA>(l, xi, acc);
+                }
                 xs[t] -= acc;
             }
         }
@@ -608,7 +627,7 @@ fn madd<const FMA: bool>(a: f64, b: f64, c: f64) -> f64 {
     }
 }
 
-/// `dst[j·ldd + i] (−)= Σ_{t < kk} a[t·lda + arow + i] · w[j·ldw + t]` for the `nb ≤ 4` columns
+/// `dst[j·ldd + i] (−)= Σ_{t < kk} a[t·lda + arow + i] · w[j·wj + t·wt]` for the `nb ≤ 4` columns
 /// `j` and the rows `i < nrows`: assigned (`ASSIGN`) or subtracted. Eight rows at a time with
 /// the `nb` column sums in registers, so each element of `a` is loaded once per `nb` columns.
 #[allow(clippy::too_many_arguments)]
@@ -621,15 +640,16 @@ fn block<const FMA: bool, const ASSIGN: bool>(
     lda: usize,
     arow: usize,
     w: &[f64],
-    ldw: usize,
+    wj: usize,
+    wt: usize,
     kk: usize,
     nrows: usize,
 ) {
     match nb {
-        4 => block_n::<FMA, ASSIGN, 4>(dst, ldd, a, lda, arow, w, ldw, kk, nrows),
-        3 => block_n::<FMA, ASSIGN, 3>(dst, ldd, a, lda, arow, w, ldw, kk, nrows),
-        2 => block_n::<FMA, ASSIGN, 2>(dst, ldd, a, lda, arow, w, ldw, kk, nrows),
-        _ => block_n::<FMA, ASSIGN, 1>(dst, ldd, a, lda, arow, w, ldw, kk, nrows),
+        4 => block_n::<FMA, ASSIGN, 4>(dst, ldd, a, lda, arow, w, wj, wt, kk, nrows),
+        3 => block_n::<FMA, ASSIGN, 3>(dst, ldd, a, lda, arow, w, wj, wt, kk, nrows),
+        2 => block_n::<FMA, ASSIGN, 2>(dst, ldd, a, lda, arow, w, wj, wt, kk, nrows),
+        _ => block_n::<FMA, ASSIGN, 1>(dst, ldd, a, lda, arow, w, wj, wt, kk, nrows),
     }
 }
 
@@ -642,23 +662,24 @@ fn block_n<const FMA: bool, const ASSIGN: bool, const NB: usize>(
     lda: usize,
     arow: usize,
     w: &[f64],
-    ldw: usize,
+    wj: usize,
+    wt: usize,
     kk: usize,
     nrows: usize,
 ) {
     const R: usize = 8;
-    let mut wt = [0.0f64; NB];
+    let mut wv = [0.0f64; NB];
     let mut i = 0;
     while i + R <= nrows {
         let mut acc = [[0.0f64; R]; NB];
         for t in 0..kk {
             let x = &a[t * lda + arow + i..t * lda + arow + i + R];
             for j in 0..NB {
-                wt[j] = w[j * ldw + t];
+                wv[j] = w[j * wj + t * wt];
             }
             for j in 0..NB {
                 for l in 0..R {
-                    acc[j][l] = madd::<FMA>(x[l], wt[j], acc[j][l]);
+                    acc[j][l] = madd::<FMA>(x[l], wv[j], acc[j][l]);
                 }
             }
         }
@@ -675,7 +696,7 @@ fn block_n<const FMA: bool, const ASSIGN: bool, const NB: usize>(
         for t in 0..kk {
             let x = a[t * lda + arow + i];
             for j in 0..NB {
-                acc[j] = madd::<FMA>(x, w[j * ldw + t], acc[j]);
+                acc[j] = madd::<FMA>(x, w[j * wj + t * wt], acc[j]);
             }
         }
         for j in 0..NB {
