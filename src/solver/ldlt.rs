@@ -277,6 +277,17 @@ pub enum LdltMethod {
     Supernodal,
 }
 
+impl From<crate::solver::settings::KktFactorization> for LdltMethod {
+    fn from(k: crate::solver::settings::KktFactorization) -> LdltMethod {
+        use crate::solver::settings::KktFactorization as K;
+        match k {
+            K::Auto => LdltMethod::Auto,
+            K::Simplicial => LdltMethod::Simplicial,
+            K::Supernodal => LdltMethod::Supernodal,
+        }
+    }
+}
+
 /// A fixed-order sparse LDLᵀ: scalar or supernodal, same interface.
 #[derive(Clone, Debug)]
 pub(crate) enum Ldlt {

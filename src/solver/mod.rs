@@ -36,5 +36,5 @@ pub use mpcc::{
     Stationarity, StationaritySettings, StopMeasure, WarmPoint,
 };
 pub use nlp::{Complementarity, Nlp, VariablePairs, INF_BOUND};
-pub use settings::{MuStrategy, Settings};
+pub use settings::{KktFactorization, MuStrategy, Settings};
 pub use status::{Info, IterStats, Status, Timers};
