@@ -26,6 +26,10 @@ use super::ldlt::{elimination_tree, permuted_upper};
 
 const NONE: usize = usize::MAX;
 
+/// Panels of at most this many columns are solved with indirect (scatter/gather) column
+/// operations instead of a dense product through a work vector.
+const NARROW: usize = 2;
+
 /// Relaxed supernode amalgamation: a child supernode is merged into its parent when the merged
 /// supernode has at most `always` columns, or when the explicit zeros it stores are at most
 /// `zero_fraction[i]` of its entries for the first `i` with `cols ≤ max_cols[i]`.
@@ -427,6 +431,16 @@ impl SupernodalLdlt {
                         );
                         j0 += nb;
                     }
+                } else if ncd == 1 {
+                    // one source column: subtract its outer product directly
+                    let col = &src[u.r1..nrd];
+                    for j in 0..k {
+                        let wj = w[j];
+                        let dst = &mut tgt[map[j] * nr..(map[j] + 1) * nr];
+                        for (&l, &p) in col[j..].iter().zip(&map[j..]) {
+                            dst[p] = madd::<FMA>(-l, wj, dst[p]);
+                        }
+                    }
                 } else {
                     // C = L_d[r1.., :] W (lower trapezoid) into `cbuf`, then scattered
                     let c = &mut self.cbuf[..m * k];
@@ -527,11 +541,19 @@ impl SupernodalLdlt {
                 }
             }
             let nb = nr - nc;
-            if nb > 0 {
+            let below = &self.rows[self.sn_rptr[s] + nc..self.sn_rptr[s + 1]];
+            if nc <= NARROW {
+                // narrow panel: scatter each column directly
+                for t in 0..nc {
+                    let xt = x[f + t];
+                    for (&l, &r) in p[t * nr + nc..(t + 1) * nr].iter().zip(below) {
+                        x[r] = madd::<FMA>(-l, xt, x[r]);
+                    }
+                }
+            } else if nb > 0 {
                 let c = &mut tmp[..nb];
                 c.fill(0.0);
                 gemv_sub::<FMA>(c, p, nr, nc, &x[f..f + nc]);
-                let below = &self.rows[self.sn_rptr[s] + nc..self.sn_rptr[s + 1]];
                 for (&ci, &r) in c.iter().zip(below) {
                     x[r] += ci;
                 }
@@ -550,6 +572,23 @@ impl SupernodalLdlt {
             let nb = nr - nc;
             let g = &mut tmp[..nb];
             let below = &self.rows[self.sn_rptr[s] + nc..self.sn_rptr[s + 1]];
+            if nc <= NARROW {
+                // narrow panel: gather inside the dot products
+                for t in (0..nc).rev() {
+                    let mut acc = 0.0;
+                    for (&l, &r) in p[t * nr + nc..(t + 1) * nr].iter().zip(below) {
+                        acc = madd::<FMA>(l, x[r], acc);
+                    }
+                    for (&l, &xi) in p[t * nr + t + 1..t * nr + nc]
+                        .iter()
+                        .zip(&x[f + t + 1..f + nc])
+                    {
+                        acc = madd::<FMA>(l, xi, acc);
+                    }
+                    x[f + t] -= acc;
+                }
+                continue;
+            }
             for (gi, &r) in g.iter_mut().zip(below) {
                 *gi = x[r];
             }
