@@ -1,6 +1,8 @@
 //! The reduced KKT system and its sparse LDLᵀ factorisation (faer 0.24's AMD ordering, then
-//! [`StaticLdlt`]: up-looking LDLᵀ whose elimination tree, pattern of `L` and row reaches are
-//! computed once, so a factorisation does no graph work).
+//! [`Ldlt`]: the scalar up-looking `StaticLdlt`, whose elimination tree, pattern of `L` and row
+//! reaches are computed once so that a factorisation does no graph work, or the supernodal
+//! `SupernodalLdlt` with dense panels, chosen by the setting `kkt_factorization`; `auto` takes
+//! the supernodal one when the factor has at least 200 multiply-adds per column).
 //!
 //! ```text
 //! [ W + Σ_x + δ_w I     Jᵀ          ] [Δx]   [b_x]
