@@ -26,6 +26,7 @@ pub mod nlp;
 pub mod problems;
 pub mod settings;
 pub mod status;
+pub(crate) mod supernodal;
 
 pub use ad_nlp::HessianApproximation;
 pub use error::{EvalError, SolverError};
@@ -35,5 +36,5 @@ pub use mpcc::{
     Stationarity, StationaritySettings, StopMeasure, WarmPoint,
 };
 pub use nlp::{Complementarity, Nlp, VariablePairs, INF_BOUND};
-pub use settings::{MuStrategy, Settings};
+pub use settings::{KktFactorization, MuStrategy, Settings};
 pub use status::{Info, IterStats, Status, Timers};

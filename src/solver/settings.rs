@@ -15,6 +15,19 @@ pub enum MuStrategy {
     Adaptive,
 }
 
+/// Numeric LDLᵀ factorisation of the KKT matrix (both use the same AMD pivot order, no
+/// pivoting; their results differ only by rounding).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KktFactorization {
+    /// Supernodal when the factor has at least 200 multiply-adds per column, else simplicial.
+    Auto,
+    /// Scalar up-looking LDLᵀ, one row at a time.
+    Simplicial,
+    /// Supernodal left-looking LDLᵀ with dense panels.
+    Supernodal,
+}
+
 /// Settings of the interior-point method. All fields have defaults (`Settings::default()`);
 /// in YAML/JSON any subset may be given.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -85,6 +98,10 @@ pub struct Settings {
     pub kkt_equilibration: bool,
     /// Follow stalled iterative refinement with GMRES preconditioned by the factor (opt-in).
     pub kkt_gmres: bool,
+    /// Numeric factorisation of the KKT matrix (default `simplicial`: the results every shipped
+    /// problem and test was tuned with; `auto` and `supernodal` differ from it by rounding,
+    /// and some homotopies follow rounding to other points).
+    pub kkt_factorization: KktFactorization,
     /// Maximum iterative-refinement steps per KKT solve.
     pub max_refinement_steps: usize,
     /// First primal regularisation tried by the inertia correction.
@@ -142,6 +159,7 @@ impl Default for Settings {
             dual_regularization: 1e-9,
             kkt_equilibration: false,
             kkt_gmres: false,
+            kkt_factorization: KktFactorization::Simplicial,
             max_refinement_steps: 10,
             first_hessian_perturbation: 1e-4,
             max_hessian_perturbation: 1e40,

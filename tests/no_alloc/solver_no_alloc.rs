@@ -5,10 +5,14 @@ use crate::counting_alloc as alloc_common;
 
 use fesdj_mpc::solver::dense::DenseNlp;
 use fesdj_mpc::solver::problems::hs;
-use fesdj_mpc::solver::{Ipm, IpmStart, Nlp, Settings, Status};
+use fesdj_mpc::solver::{Ipm, IpmStart, KktFactorization, Nlp, Settings, Status};
 
 fn allocations_of_second_solve(nlp: &dyn Nlp, p: &[f64]) -> (usize, usize, Status) {
-    let mut ipm = Ipm::new(nlp, Settings::default()).unwrap();
+    allocations_with(nlp, p, Settings::default())
+}
+
+fn allocations_with(nlp: &dyn Nlp, p: &[f64], settings: Settings) -> (usize, usize, Status) {
+    let mut ipm = Ipm::new(nlp, settings).unwrap();
     let first = ipm.solve(nlp, p, IpmStart::Initial).unwrap();
     assert!(first.is_success());
     let before = alloc_common::allocations();
@@ -28,4 +32,20 @@ fn ipm_iterations_do_not_allocate() {
     let nlp = DenseNlp::new(hs::Parametric);
     let (n, _, _) = allocations_of_second_solve(&nlp, &[2.0, 0.5]);
     assert_eq!(n, 0);
+}
+
+/// The same with the supernodal KKT factorisation forced (on these small problems `auto`
+/// chooses the simplicial one).
+#[test]
+fn supernodal_ipm_iterations_do_not_allocate() {
+    let _turn = crate::support::serial::file(module_path!());
+    let settings = Settings {
+        kkt_factorization: KktFactorization::Supernodal,
+        ..Settings::default()
+    };
+    for prob in hs::all() {
+        let (n, iters, st) = allocations_with(prob.nlp.as_ref(), &[], settings.clone());
+        assert!(st.is_success(), "{}: {st:?}", prob.name);
+        assert_eq!(n, 0, "{}: {n} allocations in {iters} iterations", prob.name);
+    }
 }

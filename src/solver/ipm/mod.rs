@@ -58,7 +58,7 @@ impl Ipm {
         let (n, m) = (nlp.n(), nlp.m());
         let jp = nlp.jacobian_pattern();
         let hp = nlp.hessian_pattern();
-        let mut kkt = Kkt::new(hp, jp)?;
+        let mut kkt = Kkt::with_method(hp, jp, settings.kkt_factorization.into())?;
         kkt.set_options(settings.kkt_equilibration, settings.kkt_gmres);
         let dim = kkt.dim();
         let mut jac_row = Vec::with_capacity(jp.nnz());
@@ -184,6 +184,7 @@ impl Ipm {
         }
         self.kkt
             .set_options(settings.kkt_equilibration, settings.kkt_gmres);
+        self.kkt.set_method(settings.kkt_factorization.into());
         self.settings = settings;
         Ok(())
     }

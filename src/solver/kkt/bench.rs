@@ -3,6 +3,8 @@
 
 use super::{Factor, Kkt, SolverError};
 use crate::ad::SparsityPattern;
+use crate::solver::ldlt::Ldlt;
+pub use crate::solver::ldlt::LdltMethod;
 
 /// A [`Kkt`] with no fixed variables.
 pub struct KktBench {
@@ -13,15 +15,31 @@ pub struct KktBench {
 impl KktBench {
     /// Pattern from the Hessian (lower) and Jacobian patterns, analysed once.
     pub fn new(hess: &SparsityPattern, jac: &SparsityPattern) -> Result<Self, SolverError> {
+        Self::with_method(hess, jac, LdltMethod::Auto)
+    }
+    /// [`KktBench::new`] with a given factorisation method.
+    pub fn with_method(
+        hess: &SparsityPattern,
+        jac: &SparsityPattern,
+        method: LdltMethod,
+    ) -> Result<Self, SolverError> {
         Ok(KktBench {
             fixed: vec![false; hess.ncols()],
-            kkt: Kkt::new(hess, jac)?,
+            kkt: Kkt::with_method(hess, jac, method)?,
         })
     }
     /// (dimension, nnz of the permuted lower triangle, nnz of L, multiply-adds per factorisation).
     pub fn stats(&self) -> (usize, usize, usize, usize) {
-        let l = &self.kkt.ldlt;
-        (self.kkt.dim(), l.nnz_a(), l.nnz_l(), l.flops())
+        let (a, l, f) = self.kkt.ldlt.stats();
+        (self.kkt.dim(), a, l, f)
+    }
+    /// The method in use, and for the supernodal one (supernodes, stored panel entries,
+    /// updates).
+    pub fn method(&self) -> (LdltMethod, Option<(usize, usize, usize)>) {
+        match &self.kkt.ldlt {
+            Ldlt::Simplicial(_) => (LdltMethod::Simplicial, None),
+            Ldlt::Supernodal(f) => (LdltMethod::Supernodal, Some(f.supernode_stats())),
+        }
     }
     /// Fill the values (see `Kkt::assemble`).
     pub fn assemble(
@@ -45,6 +63,18 @@ impl KktBench {
             Factor::Ok { pos, neg, zero } => (pos, neg, zero),
             Factor::ZeroPivot => (0, 0, self.kkt.dim()),
         }
+    }
+    /// Solves with the factor so far (one per solve and per refinement step).
+    pub fn factor_solves(&self) -> usize {
+        self.kkt.factor_solves
+    }
+    /// One solve with the factor, in place (no refinement, no residual).
+    pub fn apply_factor(&mut self, x: &mut [f64]) {
+        self.kkt.apply_factor(x);
+    }
+    /// `r = rhs − K sol` (one refinement step's matrix product).
+    pub fn residual(&self, rhs: &[f64], sol: &[f64], r: &mut [f64]) {
+        self.kkt.residual(rhs, sol, r);
     }
     /// Solve with iterative refinement; the relative residual.
     pub fn solve(&mut self, rhs: &[f64], sol: &mut [f64], max_refine: usize) -> Option<f64> {
