@@ -18,8 +18,8 @@
 //! and `m` negative.
 
 use super::error::SolverError;
+use super::factor::{Ldlt, LdltMethod};
 use super::gmres::{Gmres, PreconditionedOperator, GMRES_CYCLES, GMRES_TRIGGER};
-use super::ldlt::{Ldlt, LdltMethod};
 use crate::ad::SparsityPattern;
 use faer::sparse::linalg::cholesky::{
     factorize_symbolic_cholesky, CholeskySymbolicParams, SymmetricOrdering,

@@ -15,6 +15,7 @@ pub mod ad_nlp;
 pub mod baseline;
 pub mod dense;
 pub mod error;
+pub(crate) mod factor;
 mod gmres;
 pub mod ipm;
 pub(crate) mod kkt;

@@ -3,8 +3,8 @@
 
 use super::{Factor, Kkt, SolverError};
 use crate::ad::SparsityPattern;
-use crate::solver::ldlt::Ldlt;
-pub use crate::solver::ldlt::LdltMethod;
+use crate::solver::factor::Ldlt;
+pub use crate::solver::factor::LdltMethod;
 
 /// A [`Kkt`] with no fixed variables.
 pub struct KktBench {
