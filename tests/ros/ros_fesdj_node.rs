@@ -432,7 +432,21 @@ fn sigint_during_the_build_ends_the_node_with_exit_code_0() {
     ) {
         return;
     }
-    let config = root().join("config/quadruped_mpc.yaml");
+    // The quadruped with the explicit dynamics (2): its symbolic M(q)⁻¹ keeps the build busy
+    // for a minute, so the signal surely lands during the build (the shipped lifted config
+    // builds in a few seconds).
+    let shipped = root().join("config/quadruped_mpc.yaml");
+    let text = std::fs::read_to_string(&shipped).expect("shipped quadruped config");
+    let urdf = root().join("urdf/quadruped.urdf");
+    let slow = text
+        .replace("lift_velocity_state: true", "lift_velocity_state: false")
+        .replace("../urdf/quadruped.urdf", &urdf.display().to_string());
+    assert_ne!(slow, text, "the shipped config lifts the dynamics");
+    let config = std::env::temp_dir().join(format!(
+        "fesdj_quadruped_explicit_{}.yaml",
+        std::process::id()
+    ));
+    std::fs::write(&config, slow).expect("write the explicit quadruped config");
     // `trap '' INT` sets SIGINT to ignored, as for a background job of a non-interactive
     // shell; `exec` keeps that disposition for the node, which must override it.
     let script = format!(
@@ -455,6 +469,7 @@ fn sigint_during_the_build_ends_the_node_with_exit_code_0() {
     let started = std::time::Instant::now();
     let (code, err) = common::process::signal_and_wait(&mut node, "-INT");
     let took = started.elapsed();
+    let _ = std::fs::remove_file(&config);
     assert_eq!(code, Some(0), "SIGINT during the build: exit code 0: {err}");
     assert!(err.contains("interrupted during setup"), "{err}");
     assert!(
