@@ -10,7 +10,9 @@
 //! `v`, applied `u`, `status`, `solve_time_s` (of the tick's solve attempt, verified or not),
 //! `homotopy_steps`, `nlp_iterations`, `source` (`fresh` | `previous` | `fallback`), `plant_failed`,
 //! `plant_nlp_iterations`, `homotopy`: every relaxed NLP of the solve with `sigma`, `status`,
-//! `iterations`, `objective`, `comp_residual`, `time_s` and its `timers`), `final_state`, `summary`
+//! `iterations`, `objective`, `comp_residual`, `time_s`, its `timers`, `factorizations` and
+//! `restoration_iterations`), `startup` (the start-up solve of `mpc.startup_deadline_s`, or
+//! null), `final_state`, `summary`
 //! (`solve_time_p50_s`, `solve_time_p99_s`, `solve_time_max_s`, `homotopy_steps_mean`,
 //! `deadline_misses`, `verified_fraction`, `fallback_ticks`, `plant_failures`, `counters`,
 //! `time_split_s`: the solves' time in function and derivative evaluations, KKT linear algebra
