@@ -24,7 +24,7 @@ pub use stationarity::certify_point;
 use super::error::SolverError;
 use super::ipm::{Ipm, IpmStart};
 use super::nlp::{Complementarity, Nlp};
-use super::status::{Status, Timers};
+use super::status::{Info, Status, Timers};
 pub(crate) use schedule::Schedule;
 use serde::Serialize;
 use std::time::Instant;
@@ -50,6 +50,30 @@ pub struct HomotopyStep {
     pub factorizations: usize,
     /// Iterations in the restoration phase (included in `iterations`).
     pub restoration_iterations: usize,
+}
+
+impl HomotopyStep {
+    /// The record of a relaxed NLP from the IPM's statistics `info` (iterations, objective,
+    /// timers, counts), with the residual `comp_residual` and the wall time `time_s`.
+    pub(super) fn of_ipm(
+        sigma: f64,
+        status: Status,
+        info: &Info,
+        comp_residual: f64,
+        time_s: f64,
+    ) -> HomotopyStep {
+        HomotopyStep {
+            sigma,
+            status,
+            iterations: info.iterations,
+            objective: info.objective,
+            comp_residual,
+            time_s,
+            timers: info.timers,
+            factorizations: info.factorizations,
+            restoration_iterations: info.restoration_iterations,
+        }
+    }
 }
 
 /// Result of an MPCC solve.
@@ -557,17 +581,13 @@ impl MpccSolver {
             let (rmin, rprod, _) = self.residuals(comp, &xs, p);
             let r_stop = self.stop_of(rmin, rprod);
             self.xs = xs;
-            steps.push(HomotopyStep {
+            steps.push(HomotopyStep::of_ipm(
                 sigma,
                 status,
-                iterations: self.ipm.info().iterations,
-                objective: self.ipm.info().objective,
-                comp_residual: rmin,
-                time_s: ts.elapsed().as_secs_f64(),
-                timers: self.ipm.info().timers,
-                factorizations: self.ipm.info().factorizations,
-                restoration_iterations: self.ipm.info().restoration_iterations,
-            });
+                self.ipm.info(),
+                rmin,
+                ts.elapsed().as_secs_f64(),
+            ));
             if ok && r_stop <= st.comp_tol {
                 converged = true;
                 break;
@@ -802,17 +822,13 @@ impl MpccSolver {
         xp.copy_from_slice(self.ipm.solution().x);
         let (rmin, rprod, neg) = self.residuals(comp, &xp, p);
         self.xp = xp;
-        steps.push(HomotopyStep {
-            sigma: 0.0,
+        steps.push(HomotopyStep::of_ipm(
+            0.0,
             status,
-            iterations: self.ipm.info().iterations,
-            objective: self.ipm.info().objective,
-            comp_residual: rmin,
-            time_s: ts.elapsed().as_secs_f64(),
-            timers: self.ipm.info().timers,
-            factorizations: self.ipm.info().factorizations,
-            restoration_iterations: self.ipm.info().restoration_iterations,
-        });
+            self.ipm.info(),
+            rmin,
+            ts.elapsed().as_secs_f64(),
+        ));
         (self.stop_of(rmin, rprod), neg)
     }
 

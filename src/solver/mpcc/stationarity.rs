@@ -1388,11 +1388,9 @@ impl MpccSolver {
         self.relaxed.fix.fill(0);
         self.ipm.set_settings(st.ipm.clone())?;
         let status = solved?;
-        let info = self.ipm.info();
-        let iterations = info.iterations;
-        let timers = info.timers;
-        let (factorizations, restoration_iterations) =
-            (info.factorizations, info.restoration_iterations);
+        // Objective, residual and time are filled in below.
+        let mut step = HomotopyStep::of_ipm(0.0, status, self.ipm.info(), 0.0, 0.0);
+        let iterations = step.iterations;
         let xn = self.ipm.solution().x.to_vec();
         let f_after = nlp.eval_f(&xn, p).unwrap_or(f64::NAN);
         let (rmin, rprod, neg) = self.residuals(comp, &xn, p);
@@ -1406,17 +1404,10 @@ impl MpccSolver {
             && viol <= out.max_constraint_violation.max(1e-6)
             && f_after < f_before - 1e-8 * (1.0 + f_before.abs());
         out.nlp_iterations += iterations;
-        out.steps.push(HomotopyStep {
-            sigma: 0.0,
-            status,
-            iterations,
-            objective: f_after,
-            comp_residual: rmin,
-            time_s: ts.elapsed().as_secs_f64(),
-            timers,
-            factorizations,
-            restoration_iterations,
-        });
+        step.objective = f_after;
+        step.comp_residual = rmin;
+        step.time_s = ts.elapsed().as_secs_f64();
+        out.steps.push(step);
         if keep {
             self.save_solution();
             out.x.copy_from_slice(&self.x);
