@@ -38,7 +38,9 @@ pub enum MpccCommand {
 pub struct MpccSolveArgs {
     /// Problem file (fesdj-mpcc JSON, e.g. written by tools/casadi_export.py).
     pub problem: PathBuf,
-    /// Homotopy and IPM settings (YAML; any subset of the fields of `HomotopySettings`).
+    /// Homotopy and IPM settings (YAML; any subset of the fields of `HomotopySettings`, over
+    /// its defaults with a second homotopy path from σ₀ = 10; `second_path_sigma0: 0` turns
+    /// that off).
     #[arg(long)]
     pub settings: Option<PathBuf>,
     /// Print the result as one JSON object on stdout.
@@ -61,14 +63,20 @@ pub struct MpccSolveArgs {
 
 fn load_settings(path: &Option<PathBuf>) -> Result<HomotopySettings, SolverError> {
     let Some(p) = path else {
-        return Ok(HomotopySettings::default());
+        return Ok(HomotopySettings::for_problem_files());
     };
     let io = |why: String| SolverError::Io {
         file: p.display().to_string(),
         why,
     };
     let text = std::fs::read_to_string(p).map_err(|e| io(e.to_string()))?;
-    let s: HomotopySettings = serde_saphyr::from_str(&text).map_err(|e| io(e.to_string()))?;
+    let mut s: HomotopySettings = serde_saphyr::from_str(&text).map_err(|e| io(e.to_string()))?;
+    // Keys the file does not name keep the problem-file defaults: the only one that differs
+    // from `HomotopySettings::default()` is the second path.
+    let keys: serde_json::Value = serde_saphyr::from_str(&text).map_err(|e| io(e.to_string()))?;
+    if keys.get("second_path_sigma0").is_none() {
+        s.second_path_sigma0 = HomotopySettings::for_problem_files().second_path_sigma0;
+    }
     s.validate()?;
     Ok(s)
 }
@@ -120,6 +128,27 @@ fn certificate_note(r: &MpccResult) -> String {
     s + ")"
 }
 
+/// The second homotopy path for the summary line.
+fn second_path_note(r: &MpccResult) -> String {
+    match &r.second_path {
+        None => String::new(),
+        Some(s) => format!(
+            ", second path (σ₀ = {}): {:?}, objective {:.10e}, {}",
+            s.sigma0,
+            s.status,
+            s.objective,
+            if s.kept {
+                format!(
+                    "kept (first path: {:?}, objective {:.10e})",
+                    s.first_status, s.first_objective
+                )
+            } else {
+                "not kept".to_string()
+            }
+        ),
+    }
+}
+
 /// Run `fesdj mpcc …`; returns the process exit code (0 solved, 1 not solved, 2 error).
 pub fn run(args: &MpccArgs) -> i32 {
     match &args.command {
@@ -127,7 +156,7 @@ pub fn run(args: &MpccArgs) -> i32 {
         MpccCommand::Solve(a) => match solve(a) {
             Ok(r) => {
                 eprintln!(
-                    "mpcc: {:?}, objective {:.10e}, comp residual {:.2e}, violation {:.2e}, {} NLP iterations, {} homotopy steps{}, {:.3} s, stationarity {}{}",
+                    "mpcc: {:?}, objective {:.10e}, comp residual {:.2e}, violation {:.2e}, {} NLP iterations, {} homotopy steps{}, {:.3} s, stationarity {}{}{}",
                     r.status,
                     r.objective,
                     r.comp_residual,
@@ -137,7 +166,8 @@ pub fn run(args: &MpccArgs) -> i32 {
                     if r.polished { " + polishing" } else { "" },
                     r.time_s,
                     r.stationarity(),
-                    certificate_note(&r)
+                    certificate_note(&r),
+                    second_path_note(&r)
                 );
                 if a.json {
                     let doc = serde_json::json!({
@@ -152,6 +182,7 @@ pub fn run(args: &MpccArgs) -> i32 {
                         "time_s": r.time_s,
                         "x": r.x,
                         "steps": r.steps,
+                        "second_path": r.second_path,
                         "stationarity": r.stationarity().name(),
                         "certificate": r.certificate,
                     });

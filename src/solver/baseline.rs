@@ -379,5 +379,6 @@ pub fn ipopt_mpcc(
         x,
         steps,
         certificate: None,
+        second_path: None,
     })
 }

@@ -33,8 +33,8 @@ pub use ad_nlp::HessianApproximation;
 pub use error::{EvalError, SolverError};
 pub use ipm::{Ipm, IpmStart, Solution};
 pub use mpcc::{
-    Certificate, HomotopySettings, MpccResult, MpccSolver, Polish, Relaxation, SigmaUpdate,
-    Stationarity, StationaritySettings, StopMeasure, WarmPoint,
+    Certificate, HomotopySettings, MpccResult, MpccSolver, Polish, Relaxation, SecondPath,
+    SigmaUpdate, Stationarity, StationaritySettings, StopMeasure, WarmPoint,
 };
 pub use nlp::{Complementarity, Nlp, VariablePairs, INF_BOUND};
 pub use settings::{KktFactorization, MuStrategy, Settings};

@@ -59,3 +59,46 @@ fn mpcc_solve_reports_bad_settings() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("kappa"));
 }
+
+/// `fesdj mpcc solve` runs the second homotopy path from σ₀ = 10 by default, also when a
+/// settings file does not name it, and not when the file sets `second_path_sigma0: 0`.
+#[test]
+fn mpcc_solve_runs_a_second_path_unless_told_not_to() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let run = |settings: Option<&str>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_fesdj"));
+        cmd.args([
+            "mpcc",
+            "solve",
+            "examples/mpcc/kth3.json",
+            "--json",
+            "--quiet",
+        ]);
+        if let Some(text) = settings {
+            let path = dir.join(format!("second_path_{}.yaml", text.len()));
+            std::fs::write(&path, text).unwrap();
+            cmd.arg("--settings").arg(path);
+        }
+        let out = cmd
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        assert_eq!(out.status.code(), Some(0), "{stderr}");
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        (doc, stderr)
+    };
+    for settings in [None, Some("kappa: 0.1\n")] {
+        let (doc, stderr) = run(settings);
+        let s = &doc["second_path"];
+        assert_eq!(s["sigma0"], 10.0, "{settings:?}: {doc}");
+        assert_eq!(s["status"], "Solved");
+        // kth3 has one solution (0, 1): both paths end there, the first is kept
+        assert_eq!(s["kept"], false);
+        assert!((s["objective"].as_f64().unwrap() - 0.5).abs() < 1e-6);
+        assert!(stderr.contains("second path (σ₀ = 10)"), "{stderr}");
+    }
+    let (doc, stderr) = run(Some("second_path_sigma0: 0\n"));
+    assert!(doc["second_path"].is_null(), "{doc}");
+    assert!(!stderr.contains("second path"), "{stderr}");
+}

@@ -49,3 +49,33 @@ fn supernodal_ipm_iterations_do_not_allocate() {
         assert_eq!(n, 0, "{}: {n} allocations in {iters} iterations", prob.name);
     }
 }
+
+/// A cold-started MPCC homotopy with its second path (`second_path_sigma0`), into the result
+/// of an earlier solve: zero allocations (three MacMPEC problems; keeping the second path
+/// swaps the result with the solver's buffer of the other path, which moves no heap memory).
+#[test]
+fn mpcc_homotopy_with_two_paths_does_not_allocate() {
+    use fesdj_mpc::solver::problems::{macmpec, Backend};
+    use fesdj_mpc::solver::{HomotopySettings, MpccResult, MpccSolver};
+    let _turn = crate::support::serial::file(module_path!());
+    let settings = HomotopySettings {
+        second_path_sigma0: 10.0,
+        ..HomotopySettings::default()
+    };
+    for prob in macmpec::collection(Backend::Dense)
+        .into_iter()
+        .filter(|p| matches!(p.name, "bard1" | "scholtes1" | "kth1"))
+    {
+        let (nlp, comp) = (prob.nlp.as_ref(), prob.comp.as_ref());
+        let mut solver = MpccSolver::new(nlp, comp, settings.clone()).unwrap();
+        let mut out = MpccResult::empty();
+        solver.solve_into(nlp, comp, &[], None, &mut out).unwrap();
+        solver.solve_into(nlp, comp, &[], None, &mut out).unwrap();
+        let before = alloc_common::allocations();
+        solver.solve_into(nlp, comp, &[], None, &mut out).unwrap();
+        let n = alloc_common::allocations() - before;
+        assert_eq!(out.status, Status::Solved, "{}", prob.name);
+        assert!(out.second_path.is_some(), "{}", prob.name);
+        assert_eq!(n, 0, "{}: {n} allocations", prob.name);
+    }
+}

@@ -20,6 +20,7 @@ mod hs;
 mod ipopt_baseline;
 mod macmpec;
 mod nosbench;
+mod second_path;
 mod solver_kkt_accuracy;
 mod solver_step_retries;
 mod solver_warm_active_set;

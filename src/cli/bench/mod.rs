@@ -137,6 +137,7 @@ impl Record {
             steps: serde_json::Value::Null,
             stationarity: String::new(),
             descent: serde_json::Value::Null,
+            second_path: serde_json::Value::Null,
             error,
         }
     }
@@ -186,6 +187,7 @@ impl Record {
                 }),
                 _ => serde_json::Value::Null,
             },
+            second_path: doc["second_path"].clone(),
             error: String::new(),
         }
     }
@@ -617,6 +619,7 @@ mod tests {
             steps: serde_json::Value::Null,
             stationarity: String::new(),
             descent: serde_json::Value::Null,
+            second_path: serde_json::Value::Null,
             error: String::new(),
         }
     }
@@ -675,6 +678,8 @@ mod tests {
         }
         recs[2].descent =
             serde_json::json!({"kept": true, "objective_before": 2.0, "objective_after": 1.0});
+        recs[1].second_path = serde_json::json!({"sigma0": 10.0, "kept": true});
+        recs[3].second_path = serde_json::json!({"sigma0": 10.0, "kept": false});
         let mut unsolved = rec("A_9", OURS, false, 1.0, 0.1);
         unsolved.stationarity = "unknown".into();
         recs.push(unsolved);
@@ -684,6 +689,7 @@ mod tests {
             (a.ours_solved, a.ours_b_certified, a.ours_descent_kept),
             (4, 2, 1)
         );
+        assert_eq!(a.ours_second_path_kept, 1);
         assert_eq!(
             a.ours_verdicts.values().sum::<usize>(),
             4,
@@ -691,7 +697,7 @@ mod tests {
         );
         assert!(t
             .markdown()
-            .contains("| 2 (50 %) | S 1, B 1, C 1, unknown 1 | 1 |"));
+            .contains("| 2 (50 %) | S 1, B 1, C 1, unknown 1 | 1 | 1 |"));
     }
 
     #[test]

@@ -64,6 +64,10 @@ pub struct Record {
     /// objective_after}` (null otherwise).
     #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
     pub descent: serde_json::Value,
+    /// Ours' second homotopy path (`{sigma0, status, objective, kept, …}` of `fesdj mpcc
+    /// solve --json`; null when it did not run).
+    #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
+    pub second_path: serde_json::Value,
     /// Error text (stderr tail) when the child failed.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub error: String,

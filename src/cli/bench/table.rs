@@ -40,6 +40,9 @@ pub struct Row {
     pub ours_verdicts: BTreeMap<String, usize>,
     /// Branch-NLP steps of the certificate that ours kept (lower objective).
     pub ours_descent_kept: usize,
+    /// Problems ours solved whose result is its second homotopy path's (lower objective, or
+    /// solved where the first path was not).
+    pub ours_second_path_kept: usize,
 }
 
 /// The per-family table.
@@ -86,7 +89,7 @@ impl Row {
         let mut ratios = Vec::new();
         let mut ours_times = Vec::new();
         let mut verdicts: BTreeMap<String, usize> = BTreeMap::new();
-        let (mut b_cert, mut kept) = (0, 0);
+        let (mut b_cert, mut kept, mut second) = (0, 0, 0);
         let (mut both, mut agree, mut lower, mut higher) = (0, 0, 0, 0);
         for m in by_problem.values() {
             let ours = m.get(OURS).filter(|r| r.solved);
@@ -100,6 +103,9 @@ impl Row {
                 *verdicts.entry(v.to_string()).or_default() += 1;
                 if matches!(v, "S" | "B") {
                     b_cert += 1;
+                }
+                if o.second_path["kept"].as_bool() == Some(true) {
+                    second += 1;
                 }
             }
             if m.get(OURS)
@@ -137,6 +143,7 @@ impl Row {
             ours_b_certified: b_cert,
             ours_verdicts: verdicts,
             ours_descent_kept: kept,
+            ours_second_path_kept: second,
         }
     }
 }
@@ -177,8 +184,8 @@ impl Table {
         let mut s = String::from(
             "| family | problems | ours solved | IPOPT brf=0 solved | IPOPT default solved | \
              ours median time s | median time ours/IPOPT | objectives agree / ours lower / ours higher | \
-             ours certified B (of solved) | ours verdicts | descent steps kept |\n\
-             |---|---:|---:|---:|---:|---:|---:|---|---:|---|---:|\n",
+             ours certified B (of solved) | ours verdicts | descent steps kept | second path kept |\n\
+             |---|---:|---:|---:|---:|---:|---:|---|---:|---|---:|---:|\n",
         );
         for r in self.families.iter().chain(std::iter::once(&self.total)) {
             let name = if r.family == "all" {
@@ -196,7 +203,7 @@ impl Table {
                     .join(", ")
             };
             s += &format!(
-                "| {name} | {} | {} | {} | {} | {} | {} | {} | {} | {verdicts} | {} |\n",
+                "| {name} | {} | {} | {} | {} | {} | {} | {} | {} | {verdicts} | {} | {} |\n",
                 r.problems,
                 pct(r.ours_solved, r.problems),
                 opt(r.ipopt_brf0_solved, r.problems),
@@ -216,6 +223,7 @@ impl Table {
                 },
                 pct(r.ours_b_certified, r.ours_solved),
                 r.ours_descent_kept,
+                r.ours_second_path_kept,
             );
         }
         s

@@ -105,6 +105,34 @@ pub struct MpccResult {
     /// Stationarity certificate (formulation §10.8), set by [`MpccSolver::certify`]; `None`
     /// when not checked.
     pub certificate: Option<Certificate>,
+    /// The second homotopy path ([`HomotopySettings::second_path_sigma0`]); `None` when it
+    /// did not run.
+    pub second_path: Option<SecondPath>,
+}
+
+/// The second homotopy path is kept when its objective is lower than the first's by more
+/// than this, relative to `max(|f|, 1)` (or when only it solved the problem).
+pub const SECOND_PATH_RTOL: f64 = 1e-8;
+
+/// The two homotopy paths of a solve with [`HomotopySettings::second_path_sigma0`]: the
+/// result's fields (status, objective, solution, steps) are those of the kept path; its
+/// `nlp_iterations` and `time_s` count both.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct SecondPath {
+    /// σ₀ of the second path.
+    pub sigma0: f64,
+    /// Status of the second path's result.
+    pub status: Status,
+    /// Objective of the second path's result.
+    pub objective: f64,
+    /// IPM iterations of the second path.
+    pub nlp_iterations: usize,
+    /// Status of the first path's result.
+    pub first_status: Status,
+    /// Objective of the first path's result.
+    pub first_objective: f64,
+    /// True when the solve kept the second path.
+    pub kept: bool,
 }
 
 impl MpccResult {
@@ -124,6 +152,7 @@ impl MpccResult {
             x: Vec::new(),
             steps: Vec::new(),
             certificate: None,
+            second_path: None,
         }
     }
 
@@ -183,6 +212,10 @@ pub struct MpccSolver {
     as_mask: Vec<bool>,
     /// Scratch of `original_violation`: x_L, x_U, g_L, g_U, g of the original NLP.
     viol: [Vec<f64>; 5],
+    /// The first path's point (x, λ, z_L, z_U) while the second path runs (sized once).
+    first_point: [Vec<f64>; 4],
+    /// The result of the path not kept (its vectors reused from solve to solve).
+    other: MpccResult,
 }
 
 impl MpccSolver {
@@ -219,6 +252,8 @@ impl MpccSolver {
                 vec![0.0; nlp.m()],
                 vec![0.0; nlp.m()],
             ],
+            first_point: [vec![0.0; n], vec![0.0; m], vec![0.0; n], vec![0.0; n]],
+            other: MpccResult::empty(),
             settings,
         })
     }
@@ -464,6 +499,79 @@ impl MpccSolver {
         let r = self.homotopy(nlp, comp, p, first, &st, t0, &mut steps, out);
         out.steps.extend_from_slice(&steps);
         self.steps = steps;
+        r?;
+        out.second_path = None;
+        if st.second_path_sigma0 > 0.0 && !matches!(first, First::Warm(_)) {
+            self.second_path(nlp, comp, p, first, &st, t0, out)?;
+        }
+        Ok(())
+    }
+
+    /// The second homotopy path ([`HomotopySettings::second_path_sigma0`]) after the first
+    /// one's result `out`: the same homotopy from the same start with the second σ₀, within
+    /// the rest of the wall-clock budget. The better result stays in `out` (solved before not
+    /// solved, then the objective lower by more than [`SECOND_PATH_RTOL`]; otherwise the
+    /// first path) and its point in the solver
+    /// (for [`MpccSolver::duals`] and the certificate).
+    #[allow(clippy::too_many_arguments)]
+    fn second_path(
+        &mut self,
+        nlp: &dyn Nlp,
+        comp: &dyn Complementarity,
+        p: &[f64],
+        first: First<'_>,
+        st: &HomotopySettings,
+        t0: Instant,
+        out: &mut MpccResult,
+    ) -> Result<(), SolverError> {
+        if st.max_wall_time - t0.elapsed().as_secs_f64() <= 0.0 {
+            return Ok(());
+        }
+        let [kx, kl, ka, kb] = &mut self.first_point;
+        kx.copy_from_slice(&self.x);
+        kl.copy_from_slice(&self.lam);
+        ka.copy_from_slice(&self.zl);
+        kb.copy_from_slice(&self.zu);
+        let first_sigma = self.relaxed.sigma;
+        let mut st2 = st.clone();
+        st2.sigma0 = st.second_path_sigma0;
+        let mut alt = std::mem::replace(&mut self.other, MpccResult::empty());
+        let mut steps = std::mem::take(&mut self.steps);
+        steps.clear();
+        let r = self.homotopy(nlp, comp, p, first, &st2, t0, &mut steps, &mut alt);
+        alt.steps.clear();
+        alt.steps.extend_from_slice(&steps);
+        self.steps = steps;
+        let solved = |s: Status| s == Status::Solved;
+        // Lower beyond rounding: paths that end at the same local minimum keep the first.
+        let lower = alt.objective < out.objective - SECOND_PATH_RTOL * out.objective.abs().max(1.0);
+        let kept = r.is_ok() && solved(alt.status) && (!solved(out.status) || lower);
+        let info = SecondPath {
+            sigma0: st2.sigma0,
+            status: alt.status,
+            objective: alt.objective,
+            nlp_iterations: alt.nlp_iterations,
+            first_status: out.status,
+            first_objective: out.objective,
+            kept,
+        };
+        let total = out.nlp_iterations + alt.nlp_iterations;
+        if kept {
+            std::mem::swap(out, &mut alt);
+        } else {
+            let [kx, kl, ka, kb] = &self.first_point;
+            self.x.copy_from_slice(kx);
+            self.lam.copy_from_slice(kl);
+            self.zl.copy_from_slice(ka);
+            self.zu.copy_from_slice(kb);
+            self.relaxed.sigma = first_sigma;
+            self.steps.clear();
+            self.steps.extend_from_slice(&out.steps);
+        }
+        self.other = alt;
+        out.nlp_iterations = total;
+        out.time_s = t0.elapsed().as_secs_f64();
+        out.second_path = Some(info);
         r
     }
 

@@ -87,8 +87,19 @@ pub struct HomotopySettings {
     /// Initial barrier parameter of the warm-started subproblems is `mu_warm_factor σ_k`
     /// (clamped to `[1e-9, 1e-3]`).
     pub mu_warm_factor: f64,
-    /// Wall-clock limit for the whole homotopy, seconds.
+    /// Wall-clock limit for the whole homotopy, seconds (both paths when `second_path_sigma0`
+    /// is set).
     pub max_wall_time: f64,
+    /// A second homotopy path: after a cold-started solve (not a warm start, see
+    /// [`super::MpccSolver::solve_warm_into`]) the homotopy runs again from the same start
+    /// point with `σ₀` = this value (same κ, step limit and stop test), within what is left of
+    /// `max_wall_time`, and the solve keeps the path whose result is better: solved before
+    /// not solved, then the objective lower beyond rounding
+    /// ([`super::SECOND_PATH_RTOL`]; the first path otherwise). The relaxed NLPs of nonconvex MPCCs have several
+    /// local solutions, and which one the first NLP (at `σ₀`) reaches decides the local
+    /// optimum of the whole path (docs/nosbench.md, "Two homotopy paths"). 0 (default) turns
+    /// it off; `fesdj mpcc solve` sets 10 ([`HomotopySettings::for_problem_files`]).
+    pub second_path_sigma0: f64,
     /// The Hessian of the Lagrangian of the NLPs built from a problem file (`exact`, default,
     /// or `gauss_newton`: the objective's alone, see [`HessianApproximation`]). The homotopy
     /// itself does not read it; the builder of the NLP does (`FesdjProblem::new`; a
@@ -139,6 +150,7 @@ impl Default for HomotopySettings {
             warm_active_set_max_iter: 50,
             mu_warm_factor: 0.1,
             max_wall_time: f64::INFINITY,
+            second_path_sigma0: 0.0,
             hessian: HessianApproximation::Exact,
             // Warm starts along the homotopy push the previous solution only 1e-9 off the
             // bounds (IPOPT's default 1e-3 is meant for one warm-started NLP): at σ_k ≪ 1e-3 a
@@ -158,6 +170,17 @@ impl Default for HomotopySettings {
 }
 
 impl HomotopySettings {
+    /// The defaults of an MPCC read from a problem file (`fesdj mpcc solve`, `fesdj mpcc
+    /// bench`): [`HomotopySettings::default`] with a second homotopy path from `σ₀ = 10`. An
+    /// offline solve of a problem of unknown structure pays up to twice the time for the better
+    /// of two local optima; the controllers and OCPs, which have their own settings, do not.
+    pub fn for_problem_files() -> HomotopySettings {
+        HomotopySettings {
+            second_path_sigma0: 10.0,
+            ..HomotopySettings::default()
+        }
+    }
+
     /// The most relaxed NLPs one homotopy can record: every step with all its retries, one
     /// early polishing attempt per solved step, plus the polishing steps and the warm
     /// active-set attempt.
@@ -213,6 +236,15 @@ impl HomotopySettings {
             return err(
                 "mu_warm_factor",
                 format!("must be > 0, got {}", self.mu_warm_factor),
+            );
+        }
+        if !(self.second_path_sigma0 >= 0.0 && self.second_path_sigma0.is_finite()) {
+            return err(
+                "second_path_sigma0",
+                format!(
+                    "must be finite and >= 0 (0: off), got {}",
+                    self.second_path_sigma0
+                ),
             );
         }
         if !(self.max_wall_time > 0.0) {
