@@ -274,8 +274,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let _ = std::fs::remove_dir_all(&tmp);
 
     println!(
-        "Pinocchio {version} C++ ({flags}) against fesdj_mpc, {reps} calls x {batches} batches, \
-         median µs per call\n"
+        "Pinocchio {version} C++ against fesdj_mpc, {reps} calls x {batches} batches, median µs \
+         per call.\nPinocchio program: {flags}\n"
     );
     println!(
         "| robot | algorithm | ours | ours µs | Pinocchio C++ | Pinocchio µs | ours / Pinocchio |"
