@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! python3 -c 'import importlib.metadata as m, casadi, pinocchio, cyclonedds, rosbags, mujoco; m.version("example-robot-data")' >/dev/null 2>&1; then
+if ! python3 -c 'import importlib.metadata as m, casadi, pinocchio, cyclonedds, rosbags, mujoco; m.version("example-robot-data"); m.version("cmeel-eigen"); m.version("cmeel-urdfdom-headers")' >/dev/null 2>&1; then
   echo "== installing Python reference tools (tools/requirements.txt)"
   python3 -m pip install --quiet -r tools/requirements.txt
 fi

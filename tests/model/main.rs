@@ -15,6 +15,7 @@ mod support;
 
 mod model_contacts;
 mod model_invariants;
+mod model_pinocchio_cpp;
 mod model_reference;
 mod model_symbolic;
 mod model_urdf_errors;

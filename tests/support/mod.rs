@@ -5,6 +5,8 @@
 //! binary.
 //!
 //! * `reference`: the Pinocchio reference data of the model tests (`target/reference`).
+//! * `pinocchio_cpp`: ours against Pinocchio C++ at one state (`tools/pinocchio_cpp_bench.cpp`;
+//!   also serves `examples/pinocchio_anchor.rs`).
 //! * `fesdj_models`, `fesdj_common`, `fesdj_ocp_models`: the paper's models, checks and OCPs
 //!   of the FESD-J tests (`fesdj_models` and `fesdj_ocp_models` also serve `benches/`).
 //! * `sliding_block`: the block pushed on frictional ground, the MPC test model.
@@ -22,6 +24,7 @@ pub mod fesdj_ocp_models;
 pub mod hopper;
 pub mod mujoco;
 pub mod netns;
+pub mod pinocchio_cpp;
 pub mod process;
 pub mod reexec;
 pub mod reference;
