@@ -11,6 +11,7 @@
 //! (`G_i = 0` or `H_i = 0`, both for biactive pairs) and re-solves.
 
 mod certificate;
+mod least_squares;
 mod relaxed;
 mod schedule;
 mod settings;
