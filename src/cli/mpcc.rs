@@ -39,8 +39,8 @@ pub struct MpccSolveArgs {
     /// Problem file (fesdj-mpcc JSON, e.g. written by tools/casadi_export.py).
     pub problem: PathBuf,
     /// Homotopy and IPM settings (YAML; any subset of the fields of `HomotopySettings`, over
-    /// its defaults with a second homotopy path from σ₀ = 10; `second_path_sigma0: 0` turns
-    /// that off).
+    /// its defaults with a second homotopy path from σ₀/√κ ≈ 3.16; `second_path_sigma0: 0`
+    /// turns that off).
     #[arg(long)]
     pub settings: Option<PathBuf>,
     /// Print the result as one JSON object on stdout.
@@ -133,7 +133,7 @@ fn second_path_note(r: &MpccResult) -> String {
     match &r.second_path {
         None => String::new(),
         Some(s) => format!(
-            ", second path (σ₀ = {}): {:?}, objective {:.10e}, {}",
+            ", second path (σ₀ = {:.4}): {:?}, objective {:.10e}, {}",
             s.sigma0,
             s.status,
             s.objective,

@@ -60,7 +60,7 @@ fn mpcc_solve_reports_bad_settings() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("kappa"));
 }
 
-/// `fesdj mpcc solve` runs the second homotopy path from σ₀ = 10 by default, also when a
+/// `fesdj mpcc solve` runs the second homotopy path from σ₀/√κ = 1/√0.1 by default, also when a
 /// settings file does not name it, and not when the file sets `second_path_sigma0: 0`.
 #[test]
 fn mpcc_solve_runs_a_second_path_unless_told_not_to() {
@@ -91,12 +91,16 @@ fn mpcc_solve_runs_a_second_path_unless_told_not_to() {
     for settings in [None, Some("kappa: 0.1\n")] {
         let (doc, stderr) = run(settings);
         let s = &doc["second_path"];
-        assert_eq!(s["sigma0"], 10.0, "{settings:?}: {doc}");
+        let sigma0 = s["sigma0"].as_f64().unwrap_or(f64::NAN);
+        assert!(
+            (sigma0 - 0.1f64.sqrt().recip()).abs() < 1e-12,
+            "{settings:?}: {doc}"
+        );
         assert_eq!(s["status"], "Solved");
         // kth3 has one solution (0, 1): both paths end there, the first is kept
         assert_eq!(s["kept"], false);
         assert!((s["objective"].as_f64().unwrap() - 0.5).abs() < 1e-6);
-        assert!(stderr.contains("second path (σ₀ = 10)"), "{stderr}");
+        assert!(stderr.contains("second path (σ₀ = 3.1623)"), "{stderr}");
     }
     let (doc, stderr) = run(Some("second_path_sigma0: 0\n"));
     assert!(doc["second_path"].is_null(), "{doc}");

@@ -156,8 +156,7 @@ fn settings_reject_a_bad_second_sigma0() {
         assert!(e.contains("second_path_sigma0"), "{e}");
     }
     assert_eq!(HomotopySettings::default().second_path_sigma0, 0.0);
-    assert_eq!(
-        HomotopySettings::for_problem_files().second_path_sigma0,
-        10.0
-    );
+    // σ₀/√κ of the defaults (1, 0.1)
+    let s = HomotopySettings::for_problem_files().second_path_sigma0;
+    assert!((s - 10f64.sqrt()).abs() < 1e-12, "{s}");
 }

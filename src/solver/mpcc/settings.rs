@@ -98,7 +98,8 @@ pub struct HomotopySettings {
     /// ([`super::SECOND_PATH_RTOL`]; the first path otherwise). The relaxed NLPs of nonconvex MPCCs have several
     /// local solutions, and which one the first NLP (at `σ₀`) reaches decides the local
     /// optimum of the whole path (docs/nosbench.md, "Two homotopy paths"). 0 (default) turns
-    /// it off; `fesdj mpcc solve` sets 10 ([`HomotopySettings::for_problem_files`]).
+    /// it off; `fesdj mpcc solve` sets `σ₀/√κ` ≈ 3.16
+    /// ([`HomotopySettings::for_problem_files`]).
     pub second_path_sigma0: f64,
     /// The Hessian of the Lagrangian of the NLPs built from a problem file (`exact`, default,
     /// or `gauss_newton`: the objective's alone, see [`HessianApproximation`]). The homotopy
@@ -171,13 +172,16 @@ impl Default for HomotopySettings {
 
 impl HomotopySettings {
     /// The defaults of an MPCC read from a problem file (`fesdj mpcc solve`, `fesdj mpcc
-    /// bench`): [`HomotopySettings::default`] with a second homotopy path from `σ₀ = 10`. An
-    /// offline solve of a problem of unknown structure pays up to twice the time for the better
-    /// of two local optima; the controllers and OCPs, which have their own settings, do not.
+    /// bench`): [`HomotopySettings::default`] with a second homotopy path from `σ₀/√κ`
+    /// (≈ 3.16): its σ values lie halfway, on a log scale, between the first path's, starting
+    /// half a step looser. An offline solve of a problem of unknown structure pays up to twice
+    /// the time for the better of two local optima; the controllers and OCPs, which have their
+    /// own settings, do not.
     pub fn for_problem_files() -> HomotopySettings {
+        let d = HomotopySettings::default();
         HomotopySettings {
-            second_path_sigma0: 10.0,
-            ..HomotopySettings::default()
+            second_path_sigma0: d.sigma0 / d.kappa.sqrt(),
+            ..d
         }
     }
 
