@@ -3,7 +3,7 @@
 
     python3 tools/mujoco_sim.py --scenario tools/scenarios/hopper.yaml [--duration 10]
         [--domain-id 0] [--command-timeout 0.1] [--log run.json] [--frames strip.png]
-        [--effort-joints hip,leg] [--print-mjcf]
+        [--effort-joints hip,leg] [--push T,DURATION,FX,FY,FZ[,BODY]] [--print-mjcf]
 
 A scenario file (tools/scenarios/*.yaml) names the node's problem config (`config:`), whose
 `model.robot` section (urdf, root, actuated, contacts; `model.mu`; `initial.q`) gives the robot,
@@ -31,6 +31,18 @@ joints `box_x`, `box_y`, `box_yaw` (or, with `box.joints` of 4 names, x, y, z, y
 a command older than `--command-timeout` seconds is replaced by zero torque. The log (JSON,
 `--log`) has, at 250 Hz: time, q, v, applied command, command age, contact forces and contact
 point positions, plus a summary. SIGINT/SIGTERM end the run cleanly (log written, exit 0).
+
+Pushes (the scenario's `push: [{t, duration, force: [fx, fy, fz], body}]` plus `--push`,
+repeatable): a world-frame force (N) on the named body's mass centre (`base`, the default, is the
+robot's root link) through MuJoCo's `xfrc_applied`, for the physics steps from round(t / dt) on,
+round(duration / dt) of them; logged as `push` / `push end` events. The summary says how the
+robot came through: `non_foot_contacts` (robot geoms other than the config's contact points
+touching anything, e.g. the body on the floor: steps, first time, geoms), and with pushes
+`pushes` (the impulse requested and the integral of the applied force) and `after_push` (from
+the first push on, every physics step: largest |roll| and |pitch| of a floating base, lowest
+base height, first non-foot contact; the base at the push and at the end, the lateral
+displacement, and over the last 0.5 s the largest |roll| and |pitch| and the mean and largest
+world-frame velocities).
 
 Lockstep (`--lockstep PERIOD`, for a node started with `use_sim_time:=true`): the simulator's
 clock is shared instead of the wall clock. It publishes `/clock` (rosgraph_msgs/Clock) with every
@@ -245,6 +257,7 @@ def load_setup(scenario_path, config_path=None):
         "mu": float(mu) if mu is not None else 0.0,
         "initial_q": initial,
         "gravity": robot.get("gravity", [0, 0, -9.81]),
+        "pushes": scenario_pushes(sc, scenario_path),
     }
 
 
@@ -457,6 +470,252 @@ def set_q(setup, model, data, q):
         data.qpos[model.jnt_qposadr[jid]] = x
 
 
+# --- pushes: external forces on a body for a while ----------------------------------------------
+PUSH_KEYS = ("t", "duration", "force", "body")
+PUSH_FORMAT = "T,DURATION,FX,FY,FZ[,BODY]"
+
+
+def _push_number(x, where, key):
+    if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+        raise SetupError(f"{where}: `{key}` must be a finite number, got {x!r}")
+    return float(x)
+
+
+def check_push(p, where):
+    """A push (`t`, `duration` in s; world-frame `force` in N; `body`: `base` for the robot's root
+    link, or a body name, default `base`) checked and normalised; SetupError naming `where`."""
+    if not isinstance(p, dict):
+        raise SetupError(f"{where}: expected a mapping with keys {', '.join(PUSH_KEYS)}, got {p!r}")
+    unknown = sorted(str(k) for k in p if k not in PUSH_KEYS)
+    if unknown:
+        raise SetupError(f"{where}: unknown keys {unknown} (known: {', '.join(PUSH_KEYS)})")
+    for key in ("t", "duration", "force"):
+        if key not in p:
+            raise SetupError(f"{where}: `{key}` is missing")
+    t = _push_number(p["t"], where, "t")
+    duration = _push_number(p["duration"], where, "duration")
+    if t < 0:
+        raise SetupError(f"{where}: `t` must be >= 0, got {t}")
+    if duration <= 0:
+        raise SetupError(f"{where}: `duration` must be > 0, got {duration}")
+    force = p["force"]
+    if not isinstance(force, (list, tuple)) or len(force) != 3:
+        raise SetupError(f"{where}: `force` must be 3 numbers (world frame, N), got {force!r}")
+    force = [_push_number(f, where, "force") for f in force]
+    body = p.get("body", "base")
+    if not isinstance(body, str) or not body:
+        raise SetupError(f"{where}: `body` must be a body name, got {body!r}")
+    return {"t": t, "duration": duration, "force": force, "body": body, "where": where}
+
+
+def parse_push_option(text):
+    """The value of `--push T,DURATION,FX,FY,FZ[,BODY]` as a push; SetupError naming the option."""
+    where = f"--push {text!r}"
+    parts = [s.strip() for s in text.split(",")]
+    if len(parts) not in (5, 6):
+        raise SetupError(f"{where}: expected {PUSH_FORMAT} (5 numbers, then optionally a body), "
+                         f"got {len(parts)} fields")
+    nums = []
+    for name, s in zip(("T", "DURATION", "FX", "FY", "FZ"), parts):
+        try:
+            nums.append(float(s))
+        except ValueError:
+            raise SetupError(f"{where}: {name} must be a number, got {s!r} (format {PUSH_FORMAT})") from None
+    p = {"t": nums[0], "duration": nums[1], "force": nums[2:5]}
+    if len(parts) == 6:
+        p["body"] = parts[5]
+    return check_push(p, where)
+
+
+def scenario_pushes(sc, scenario_path):
+    """The scenario's `push` list, checked."""
+    items = sc.get("push") or []
+    if not isinstance(items, list):
+        raise SetupError(f"{scenario_path}: `push` must be a list of {{t, duration, force, body}}")
+    return [check_push(p, f"{scenario_path}: push[{i}]") for i, p in enumerate(items)]
+
+
+def check_push_bodies(setup):
+    """Every push names `base`, a URDF link or the scenario's `box`."""
+    known = ["base"] + list(setup["urdf"]["links"]) + (["box"] if setup["scenario"].get("box") else [])
+    for p in setup.get("pushes") or []:
+        if p["body"] not in known:
+            raise SetupError(f"{p.get('where', 'push')}: body `{p['body']}` is not `base` or one of {known[1:]}")
+
+
+class Pushes:
+    """Scheduled pushes: a world-frame force on a body's mass centre (MuJoCo's `xfrc_applied`)
+    during the physics steps k0 <= k < k0 + n, k0 = round(t / dt) and n = round(duration / dt)
+    (at least 1): the impulse is force × n dt, reported with the applied duration."""
+
+    def __init__(self, pushes, model, root_link):
+        import mujoco
+
+        dt = float(model.opt.timestep)
+        self.dt = dt
+        self.items = []
+        for p in pushes:
+            name = root_link if p["body"] == "base" else p["body"]
+            bid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, name)
+            if bid <= 0:  # -1: unknown; 0: the world
+                bodies = [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, i) for i in range(1, model.nbody)]
+                raise SetupError(f"{p.get('where', 'push')}: body `{p['body']}` is not `base` or one of {bodies}")
+            k0 = int(round(p["t"] / dt))
+            n = max(1, int(round(p["duration"] / dt)))
+            self.items.append({"spec": p, "body_name": name, "body_id": bid, "k0": k0, "k1": k0 + n, "n": n,
+                               "force": np.array(p["force"], dtype=float), "applied": np.zeros(3)})
+        self.bodies = sorted({it["body_id"] for it in self.items})
+
+    def first_t(self):
+        return min((it["k0"] * self.dt for it in self.items), default=None)
+
+    def apply(self, data, k, events):
+        """Set `xfrc_applied` for physics step k (before mj_step); log starts and ends."""
+        if not self.items:
+            return
+        for b in self.bodies:
+            data.xfrc_applied[b, :] = 0.0
+        for it in self.items:
+            if k == it["k0"]:
+                events.append({"t": round(data.time, 6), "event": "push", "body": it["body_name"],
+                               "force": it["force"].tolist(), "duration": round(it["n"] * self.dt, 9),
+                               "impulse": (it["force"] * it["n"] * self.dt).tolist()})
+            if k == it["k1"]:
+                events.append({"t": round(data.time, 6), "event": "push end", "body": it["body_name"],
+                               "applied_impulse": it["applied"].tolist()})
+            if it["k0"] <= k < it["k1"]:
+                data.xfrc_applied[it["body_id"], :3] += it["force"]
+                it["applied"] += it["force"] * self.dt  # the integral of xfrc over the steps
+
+    def report(self):
+        return [{"t": it["k0"] * self.dt, "duration": round(it["n"] * self.dt, 9), "steps": it["n"],
+                 "body": it["body_name"], "force": it["force"].tolist(),
+                 "impulse": (it["force"] * it["n"] * self.dt).tolist(), "applied_impulse": it["applied"].tolist()}
+                for it in self.items]
+
+
+def roll_pitch_yaw(quat_wxyz):
+    """ZYX angles (roll, pitch, yaw) of a unit quaternion (w, x, y, z)."""
+    w, x, y, z = (float(a) for a in quat_wxyz)
+    roll = math.atan2(2 * (w * x + y * z), 1 - 2 * (x * x + y * y))
+    pitch = math.asin(max(-1.0, min(1.0, 2 * (w * y - z * x))))
+    yaw = math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
+    return roll, pitch, yaw
+
+
+class Recovery:
+    """What a test needs to judge whether the robot came through: contacts of robot geoms other
+    than the config's contact points (a body on the floor), and for a floating base after the
+    first push (every physics step) the largest |roll| and |pitch|, the lowest base height, and
+    the base's state at the end."""
+
+    def __init__(self, model, root_body, root_adr, contact_geoms, first_push_t):
+        self.m = model
+        self.root_adr = root_adr  # (qpos, qvel) address of the free joint, or None
+        robot_bodies = set()
+        root = root_body
+        for b in range(root_body, model.nbody):  # MuJoCo numbers children after parents
+            if b == root or int(model.body_parentid[b]) in robot_bodies:
+                robot_bodies.add(b)
+        self.watch = np.zeros(model.ngeom, dtype=bool)  # robot geoms that may touch, not feet
+        for g in range(model.ngeom):
+            if (int(model.geom_bodyid[g]) in robot_bodies and g not in contact_geoms
+                    and (model.geom_contype[g] or model.geom_conaffinity[g])):
+                self.watch[g] = True
+        self.any_watch = bool(self.watch.any())
+        self.t_push = first_push_t
+        self.other = {"steps": 0, "first_t": None, "geoms": []}
+        self.after = None
+        if first_push_t is not None:
+            self.after = {"from_t": first_push_t, "base_at_push": None, "max_abs_roll": 0.0,
+                          "max_abs_pitch": 0.0, "min_base_z": None, "non_foot_contact_t": None}
+
+    def _geom_name(self, g):
+        import mujoco
+
+        name = mujoco.mj_id2name(self.m, mujoco.mjtObj.mjOBJ_GEOM, g)
+        if name:
+            return name
+        body = mujoco.mj_id2name(self.m, mujoco.mjtObj.mjOBJ_BODY, int(self.m.geom_bodyid[g]))
+        return f"{body} geom {g}"
+
+    def step(self, d):
+        """After each physics step."""
+        t = float(d.time)
+        after = self.after is not None and t >= self.t_push - 1e-9
+        if self.any_watch:
+            for i in range(d.ncon):
+                c = d.contact[i]
+                hit = [g for g in (int(c.geom1), int(c.geom2)) if self.watch[g]]
+                if not hit:
+                    continue
+                o = self.other
+                o["steps"] += 1
+                if o["first_t"] is None:
+                    o["first_t"] = round(t, 6)
+                for g in hit:
+                    n = self._geom_name(g)
+                    if n not in o["geoms"]:
+                        o["geoms"].append(n)
+                if after and self.after["non_foot_contact_t"] is None:
+                    self.after["non_foot_contact_t"] = round(t, 6)
+        if after and self.root_adr is not None:
+            qa = self.root_adr[0]
+            a = self.after
+            if a["base_at_push"] is None:
+                a["base_at_push"] = [float(x) for x in d.qpos[qa : qa + 3]]
+            roll, pitch, _ = roll_pitch_yaw(d.qpos[qa + 3 : qa + 7])
+            z = float(d.qpos[qa + 2])
+            a["max_abs_roll"] = max(a["max_abs_roll"], abs(roll))
+            a["max_abs_pitch"] = max(a["max_abs_pitch"], abs(pitch))
+            a["min_base_z"] = z if a["min_base_z"] is None else min(a["min_base_z"], z)
+
+    def base_end(self, d, samples, window):
+        """The base at the end (world-frame velocities) and over the last `window` seconds of the
+        samples: largest |roll| and |pitch|, mean and largest world-frame velocity."""
+        import mujoco
+
+        qa, va = self.root_adr
+        rot = np.zeros(9)
+        mujoco.mju_quat2Mat(rot, d.qpos[qa + 3 : qa + 7])
+        r = rot.reshape(3, 3)
+        roll, pitch, yaw = roll_pitch_yaw(d.qpos[qa + 3 : qa + 7])
+        end = {"t": round(float(d.time), 6), "base": [float(x) for x in d.qpos[qa : qa + 3]],
+               "roll": roll, "pitch": pitch, "yaw": yaw, "lin_vel": [float(x) for x in d.qvel[va : va + 3]],
+               "ang_vel": (r @ d.qvel[va + 3 : va + 6]).tolist()}
+        t_end = float(d.time)
+        lin, ang, rp = [], [], [0.0, 0.0]
+        for s in samples:
+            if s["t"] < t_end - window - 1e-9 or "base" not in s:
+                continue
+            b = s["base"]  # position, quaternion xyzw, base-frame linear and angular velocity
+            qw = [b[6], b[3], b[4], b[5]]
+            mujoco.mju_quat2Mat(rot, np.array(qw))
+            rs = rot.reshape(3, 3)
+            lin.append(rs @ np.array(b[7:10]))
+            ang.append(rs @ np.array(b[10:13]))
+            ro, pi, _ = roll_pitch_yaw(qw)
+            rp = [max(rp[0], abs(ro)), max(rp[1], abs(pi))]
+        if lin:
+            lin, ang = np.array(lin), np.array(ang)
+            end["window"] = {"seconds": window, "samples": len(lin), "max_abs_roll": rp[0], "max_abs_pitch": rp[1],
+                             "mean_lin_vel": lin.mean(axis=0).tolist(),
+                             "max_lin_speed": float(np.linalg.norm(lin, axis=1).max()),
+                             "max_ang_speed": float(np.linalg.norm(ang, axis=1).max())}
+        return end
+
+    def report(self, d, samples, window=0.5):
+        out = {"non_foot_contacts": self.other}
+        if self.after is not None:
+            a = dict(self.after)
+            if self.root_adr is not None and a["base_at_push"] is not None:
+                end = self.base_end(d, samples, window)
+                a["end"] = end
+                a["lateral_displacement"] = end["base"][1] - a["base_at_push"][1]
+            out["after_push"] = a
+        return out
+
+
 # --- PNG strip (no imaging library needed) -------------------------------------------------------
 def write_png(path, rgb):
     h, w, _ = rgb.shape
@@ -520,6 +779,9 @@ class Bridge:
             self.contact_geoms[g] = c["name"]
             self.contact_sites.append(mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_SITE, f"contact_{c['name']}"))
         self.root_body = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, setup["urdf"]["root"])
+        self.pushes = Pushes(setup.get("pushes") or [], m, setup["urdf"]["root"])
+        self.recovery = Recovery(m, self.root_body, self.root_adr if self.floating else None,
+                                 set(self.contact_geoms), self.pushes.first_t())
 
         q = ros_idl.qos()
         self.dp = DomainParticipant(args.domain_id)
@@ -741,7 +1003,9 @@ class Bridge:
                 # for the coming steps is the one just received.
                 self._await_command()
                 self._apply_command(time.monotonic())
+            self.pushes.apply(d, k, self.events)
             mj.mj_step(m, d)
+            self.recovery.step(d)
             k += 1
             if sync:
                 continue  # no wall-clock pacing in lockstep
@@ -763,6 +1027,9 @@ class Bridge:
                         "lockstep": self.a.lockstep or None, "lockstep_wait_s": round(self.lockstep_wait, 4),
                         "lockstep_timeouts": self.lockstep_timeouts,
                         "stopped_by_signal": self.stop}
+        self.summary.update(self.recovery.report(d, self.samples))
+        if self.pushes.items:
+            self.summary["pushes"] = self.pushes.report()
 
     def write_outputs(self):
         if self.a.frames and self.snapshots:
@@ -786,6 +1053,7 @@ class Bridge:
                     "point_radius": self.info["point_radius"], "ground_z": self.info.get("ground_z"),
                     "dt": self.model.opt.timestep, "publish_rate_hz": self.a.rate,
                     "command_timeout": self.a.command_timeout, "domain_id": self.a.domain_id,
+                    "pushes": self.pushes.report(),
                     "base_layout": "position xyz, quaternion xyzw, linear velocity (base frame), angular velocity (base frame)"
                     if self.floating else None, "notes": self.info["notes"]}
             with open(self.a.log, "w") as f:
@@ -829,12 +1097,18 @@ def main(argv=None):
     ap.add_argument("--frame-rate", type=float, default=10.0)
     ap.add_argument("--max-frames", type=int, default=8)
     ap.add_argument("--initial-q", help="comma-separated q in our coordinates (overrides the config's)")
+    ap.add_argument("--push", action="append", default=[], metavar=PUSH_FORMAT,
+                    help="push the body (default `base`, the robot's root link) with the world-frame force "
+                         "FX,FY,FZ (N) on its mass centre from T for DURATION s (repeatable; added to the "
+                         "scenario's `push` list)")
     ap.add_argument("--print-mjcf", action="store_true", help="print the generated MJCF and exit")
     a = ap.parse_args(argv)
     try:
         setup = load_setup(a.scenario, a.config)
         if a.initial_q:
             setup["initial_q"] = [float(x) for x in a.initial_q.split(",")]
+        setup["pushes"] = setup["pushes"] + [parse_push_option(p) for p in a.push]
+        check_push_bodies(setup)
         if a.print_mjcf:
             print(build_mjcf(setup)[0])
             return 0

@@ -17,3 +17,4 @@ mod mujoco_bridge;
 mod scenario_hopper;
 mod scenario_pusher;
 mod scenario_quadruped;
+mod scenario_quadruped_push;

@@ -198,6 +198,62 @@ fn pusher_mujoco_model_matches_urdf_and_our_dynamics() {
     model_check("pusher", &["shoulder", "elbow", "wrist"]);
 }
 
+/// The bridge's pushes (`--push`, issue 27) deliver their impulse: `tools/mujoco_push_check.py`
+/// pushes the quadruped, floating without gravity or contact, with the bridge's own push
+/// schedule; its total momentum changes by force × duration. A malformed `--push` is refused
+/// with a message naming the option (before any DDS: `--print-mjcf`).
+#[test]
+fn quadruped_push_delivers_its_impulse_and_bad_pushes_are_refused() {
+    let _serial = serial();
+    require_python_modules();
+    let out = Command::new(python())
+        .arg(tool("mujoco_push_check.py"))
+        .args(["--push", "0.05,0.1,0,80,0", "--push", "0.3,0.05,10,-40,30"])
+        .output()
+        .expect("run tools/mujoco_push_check.py");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "mujoco_push_check.py failed: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_str(stdout.trim()).expect("one JSON object");
+    // 80 N along y for 0.1 s, then (10, -40, 30) N for 0.05 s.
+    let expected = [0.5, 6.0, 1.5];
+    let dp = vecf(&v["momentum_change"]);
+    let applied = vecf(&v["applied_impulse"]);
+    for k in 0..3 {
+        assert!((applied[k] - expected[k]).abs() < 1e-9, "{v}");
+        assert!(
+            (dp[k] - expected[k]).abs() < 0.01,
+            "momentum change {dp:?}: {v}"
+        );
+    }
+    assert_eq!(v["contacts"].as_u64(), Some(0), "{v}");
+    assert_eq!(v["pushes"][0]["steps"].as_u64(), Some(100), "{v}");
+
+    for (bad, says) in [
+        ("1,0.1,0,80", "expected T,DURATION,FX,FY,FZ"),
+        ("1,0.1,0,eighty,0", "FY must be a number"),
+        ("1,0,0,80,0", "`duration` must be > 0"),
+        ("1,0.1,0,80,0,tail", "body `tail` is not `base`"),
+    ] {
+        let out = Command::new(python())
+            .arg(tool("mujoco_sim.py"))
+            .arg("--scenario")
+            .arg(scenario("quadruped"))
+            .args(["--print-mjcf", "--push", bad])
+            .output()
+            .expect("run tools/mujoco_sim.py");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "--push {bad}: {err}");
+        assert!(
+            err.contains("--push") && err.contains(says) && !err.contains("Traceback"),
+            "--push {bad}: {err}"
+        );
+    }
+}
+
 // --- the bridge over DDS -------------------------------------------------------------------------
 
 fn wait_with_timeout(child: &mut Killer, limit: Duration, what: &str) -> std::process::Output {

@@ -40,6 +40,18 @@ pub fn spawn_bridge_clocked(
     log: &Path,
     lockstep: Option<f64>,
 ) -> Killer {
+    spawn_bridge_with(name, config, seconds, log, lockstep, &[])
+}
+
+/// [`spawn_bridge_clocked`] with extra command-line options of the bridge (e.g. `--push`).
+pub fn spawn_bridge_with(
+    name: &str,
+    config: Option<&Path>,
+    seconds: f64,
+    log: &Path,
+    lockstep: Option<f64>,
+    extra: &[String],
+) -> Killer {
     let mut cmd = Command::new(python());
     cmd.arg(tool("mujoco_sim.py"))
         .arg("--scenario")
@@ -53,6 +65,7 @@ pub fn spawn_bridge_clocked(
     };
     Killer(Some(
         cmd.args(["--duration", &seconds.to_string()])
+            .args(extra)
             .arg("--log")
             .arg(log)
             .stdout(Stdio::piped())
@@ -108,8 +121,33 @@ pub fn run_scenario(
     dir: &Path,
     limit: Duration,
 ) -> (Value, String) {
+    run_scenario_with(
+        name,
+        config,
+        seconds,
+        lockstep,
+        node_params,
+        &[],
+        dir,
+        limit,
+    )
+}
+
+/// [`run_scenario`] with extra command-line options of the bridge (`bridge_args`, e.g.
+/// `--config` or `--push`).
+#[allow(clippy::too_many_arguments)]
+pub fn run_scenario_with(
+    name: &str,
+    config: &Path,
+    seconds: f64,
+    lockstep: Option<f64>,
+    node_params: &[&str],
+    bridge_args: &[String],
+    dir: &Path,
+    limit: Duration,
+) -> (Value, String) {
     let log = dir.join("mujoco.json");
-    let mut bridge = spawn_bridge_clocked(name, None, seconds, &log, lockstep);
+    let mut bridge = spawn_bridge_with(name, None, seconds, &log, lockstep, bridge_args);
     let mut params = node_params.to_vec();
     if lockstep.is_some() {
         params.push("use_sim_time:=true");
