@@ -17,18 +17,64 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// A small quadruped MPC problem file (floating_zyx root, point feet) in a temporary folder.
-pub(crate) fn quadruped_config() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("fesdj_floating_{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let joints: Vec<String> = LEGS
-        .iter()
+/// The Python interpreter of the DDS peers (`FESDJ_PYTHON`, default `python3`).
+pub(crate) fn python() -> String {
+    std::env::var("FESDJ_PYTHON").unwrap_or_else(|_| "python3".into())
+}
+
+/// The quadruped's joint names in the model's order (legs FL, FR, HL, HR).
+pub(crate) fn quadruped_joints() -> Vec<String> {
+    LEGS.iter()
         .flat_map(|l| {
             ["hip_abduction", "hip_flexion", "knee"]
                 .iter()
                 .map(move |j| format!("{l}_{j}"))
         })
-        .collect();
+        .collect()
+}
+
+/// `fesdj_node` on [`quadruped_config`] with `floating_base:=true sim:=false` and the extra
+/// `-p` parameters `params`, run from the temporary folder, stderr piped. Panics (the test's
+/// failure) when PyPI cyclonedds, which the DDS peers need, is missing.
+pub(crate) fn spawn_quadruped_node(
+    params: &[&str],
+    stdout: std::process::Stdio,
+) -> std::process::Child {
+    let check = std::process::Command::new(python())
+        .args(["-c", "import cyclonedds"])
+        .status();
+    assert!(
+        matches!(check, Ok(s) if s.success()),
+        "needs PyPI cyclonedds: python3 -m pip install -r tools/requirements.txt"
+    );
+    let config = quadruped_config();
+    let mut args = vec![
+        "--ros-args".to_string(),
+        "-p".into(),
+        format!("config_file:={}", config.display()),
+        "-p".into(),
+        "floating_base:=true".into(),
+        "-p".into(),
+        "sim:=false".into(),
+    ];
+    for p in params {
+        args.push("-p".into());
+        args.push(p.to_string());
+    }
+    std::process::Command::new(env!("CARGO_BIN_EXE_fesdj_node"))
+        .args(&args)
+        .current_dir(std::env::temp_dir())
+        .stdout(stdout)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("fesdj_node starts")
+}
+
+/// A small quadruped MPC problem file (floating_zyx root, point feet) in a temporary folder.
+pub(crate) fn quadruped_config() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("fesdj_floating_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let joints = quadruped_joints();
     let contacts: Vec<String> = LEGS
         .iter()
         .map(|l| format!("{{name: {l}_foot, frame: {l}_foot}}"))

@@ -16,9 +16,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
-fn python() -> String {
-    std::env::var("FESDJ_PYTHON").unwrap_or_else(|_| "python3".into())
-}
+use crate::node_floating_base::python;
 
 /// `(kind, DDS topic, DDS type)` of every endpoint the node must have.
 fn expected() -> Vec<(String, String, String)> {
@@ -108,31 +106,8 @@ fn discovered_graph_has_exactly_the_documented_endpoints() {
     ) {
         return;
     }
-    let check = Command::new(python())
-        .args(["-c", "import cyclonedds"])
-        .status();
-    assert!(
-        matches!(check, Ok(s) if s.success()),
-        "needs PyPI cyclonedds: python3 -m pip install -r tools/requirements.txt"
-    );
-    let config = crate::node_floating_base::quadruped_config();
-    let mut node = Command::new(env!("CARGO_BIN_EXE_fesdj_node"))
-        .args([
-            "--ros-args",
-            "-p",
-            &format!("config_file:={}", config.display()),
-            "-p",
-            "floating_base:=true",
-            "-p",
-            "sim:=false",
-            "-p",
-            "use_sim_time:=true",
-        ])
-        .current_dir(std::env::temp_dir())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("fesdj_node starts");
+    let mut node =
+        crate::node_floating_base::spawn_quadruped_node(&["use_sim_time:=true"], Stdio::piped());
     // The small quadruped builds in seconds; the peer listens long enough to see the node
     // join after its build and announce every endpoint.
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tools/dds_graph_peer.py");

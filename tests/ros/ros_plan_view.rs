@@ -15,11 +15,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
-fn python() -> String {
-    std::env::var("FESDJ_PYTHON").unwrap_or_else(|_| "python3".into())
-}
-
-const LEGS: [&str; 4] = ["FL", "FR", "HL", "HR"];
+use crate::node_floating_base::python;
 
 #[test]
 fn floating_base_node_follows_cmd_vel_and_publishes_its_plan_for_rviz() {
@@ -30,41 +26,11 @@ fn floating_base_node_follows_cmd_vel_and_publishes_its_plan_for_rviz() {
     ) {
         return;
     }
-    let check = Command::new(python())
-        .args(["-c", "import cyclonedds"])
-        .status();
-    assert!(
-        matches!(check, Ok(s) if s.success()),
-        "needs PyPI cyclonedds: python3 -m pip install -r tools/requirements.txt"
+    let mut node = crate::node_floating_base::spawn_quadruped_node(
+        &["start_enabled:=true", "diagnostics_rate_hz:=4.0"],
+        Stdio::null(),
     );
-    let config = crate::node_floating_base::quadruped_config();
-    let mut node = Command::new(env!("CARGO_BIN_EXE_fesdj_node"))
-        .args([
-            "--ros-args",
-            "-p",
-            &format!("config_file:={}", config.display()),
-            "-p",
-            "floating_base:=true",
-            "-p",
-            "sim:=false",
-            "-p",
-            "start_enabled:=true",
-            "-p",
-            "diagnostics_rate_hz:=4.0",
-        ])
-        .current_dir(std::env::temp_dir())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("fesdj_node starts");
-    let joints: Vec<String> = LEGS
-        .iter()
-        .flat_map(|l| {
-            ["hip_abduction", "hip_flexion", "knee"]
-                .iter()
-                .map(move |j| format!("{l}_{j}"))
-        })
-        .collect();
+    let joints = crate::node_floating_base::quadruped_joints();
     let crouch = ["0", "0.8", "-1.6"].repeat(4).join(",");
     let (bx, by, bz, yaw): (f64, f64, f64, f64) = (0.5, -0.2, 0.2787, 0.3);
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tools/dds_plan_view_peer.py");

@@ -213,7 +213,8 @@ pub struct MpccSolver {
     as_mask: Vec<bool>,
     /// Scratch of `original_violation`: x_L, x_U, g_L, g_U, g of the original NLP.
     viol: [Vec<f64>; 5],
-    /// The first path's point (x, λ, z_L, z_U) while the second path runs (sized once).
+    /// The first path's point (x, λ, z_L, z_U) while the second path runs (sized once; swapped
+    /// with the solver's vectors, never copied).
     first_point: [Vec<f64>; 4],
     /// The result of the path not kept (its vectors reused from solve to solve).
     other: MpccResult,
@@ -528,11 +529,9 @@ impl MpccSolver {
         if st.max_wall_time - t0.elapsed().as_secs_f64() <= 0.0 {
             return Ok(());
         }
-        let [kx, kl, ka, kb] = &mut self.first_point;
-        kx.copy_from_slice(&self.x);
-        kl.copy_from_slice(&self.lam);
-        ka.copy_from_slice(&self.zl);
-        kb.copy_from_slice(&self.zu);
+        // The first path's point is parked in `first_point` (swapped, not copied); the second
+        // path overwrites the solver's own vectors.
+        self.swap_first_point();
         let first_sigma = self.relaxed.sigma;
         let mut st2 = st.clone();
         st2.sigma0 = st.second_path_sigma0;
@@ -560,11 +559,7 @@ impl MpccSolver {
         if kept {
             std::mem::swap(out, &mut alt);
         } else {
-            let [kx, kl, ka, kb] = &self.first_point;
-            self.x.copy_from_slice(kx);
-            self.lam.copy_from_slice(kl);
-            self.zl.copy_from_slice(ka);
-            self.zu.copy_from_slice(kb);
+            self.swap_first_point();
             self.relaxed.sigma = first_sigma;
             self.steps.clear();
             self.steps.extend_from_slice(&out.steps);
@@ -574,6 +569,15 @@ impl MpccSolver {
         out.time_s = t0.elapsed().as_secs_f64();
         out.second_path = Some(info);
         r
+    }
+
+    /// Exchange the kept point (x, λ, z_L, z_U) with `first_point` (same sizes).
+    fn swap_first_point(&mut self) {
+        let [kx, kl, ka, kb] = &mut self.first_point;
+        std::mem::swap(kx, &mut self.x);
+        std::mem::swap(kl, &mut self.lam);
+        std::mem::swap(ka, &mut self.zl);
+        std::mem::swap(kb, &mut self.zu);
     }
 
     #[allow(clippy::too_many_arguments)]
