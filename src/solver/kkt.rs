@@ -20,6 +20,7 @@
 use super::error::SolverError;
 use super::factor::{Ldlt, LdltMethod};
 use super::gmres::{Gmres, PreconditionedOperator, GMRES_CYCLES, GMRES_TRIGGER};
+use super::supernodal::FactorStop;
 use crate::ad::SparsityPattern;
 use faer::sparse::linalg::cholesky::{
     factorize_symbolic_cholesky, CholeskySymbolicParams, SymmetricOrdering,
@@ -34,6 +35,9 @@ pub(crate) enum Factor {
     Ok { pos: usize, neg: usize, zero: usize },
     /// faer reported a zero pivot.
     ZeroPivot,
+    /// Stopped early: more negative pivots than the expected inertia allows
+    /// ([`Kkt::factor_expecting_inertia`]).
+    WrongInertia,
 }
 
 /// Reduced KKT matrix, its analysis and its factor.
@@ -241,6 +245,16 @@ impl Kkt {
     /// static `δ_c` is subtracted in the scaled space. `D` does not change the inertia.
     /// Without it `D = I` and the factorised matrix is the assembled one, bit for bit.
     pub fn factor(&mut self) -> Factor {
+        self.factor_with_limit(usize::MAX)
+    }
+
+    /// [`Kkt::factor`] for a caller that needs the inertia `(n, m, 0)`: stops as soon as more
+    /// than `m` pivots are negative ([`Factor::WrongInertia`]; the factor is then unusable).
+    pub fn factor_expecting_inertia(&mut self) -> Factor {
+        self.factor_with_limit(self.m)
+    }
+
+    fn factor_with_limit(&mut self, max_neg: usize) -> Factor {
         self.factorizations += 1;
         if self.equilibrate {
             self.equilibrate();
@@ -250,8 +264,10 @@ impl Kkt {
         } else {
             &self.values
         };
-        if self.ldlt.factor(values).is_err() {
-            return Factor::ZeroPivot;
+        match self.ldlt.factor_limited(values, max_neg) {
+            Ok(()) => {}
+            Err(FactorStop::ZeroPivot(_)) => return Factor::ZeroPivot,
+            Err(FactorStop::TooManyNegative) => return Factor::WrongInertia,
         }
         let (mut pos, mut neg, mut zero) = (0, 0, 0);
         for &d in self.ldlt.pivots() {
