@@ -63,6 +63,9 @@ pub fn build_controller(
     if let Some((r, terminal)) = &ocp.periodic {
         controller.set_periodic_reference(r.clone(), *terminal)?;
     }
+    if setup.contact_schedule.is_some() {
+        controller.set_contact_schedule(setup.contact_schedule.clone())?;
+    }
     let model = problem.cls_model()?;
     if model.n_c() > 0 {
         controller.set_gap_projection(&model, setup.max_penetration)?;

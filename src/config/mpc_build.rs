@@ -2,12 +2,12 @@
 //! coordinate names of the controls.
 
 use crate::ad::{Function, Sx};
-use crate::mpc::{ControllerSettings, Tracking};
+use crate::mpc::{ContactSchedule, ControllerSettings, Tracking};
 
 use super::error::{invalid, shape, ConfigError};
 use super::ocp_build::vector;
 use super::problem::{ModelSource, Problem};
-use super::schema::{MpcSpec, Numbers};
+use super::schema::{ContactScheduleSpec, MpcSpec, Numbers};
 use super::tree::join_index;
 
 /// Default number of closed-loop ticks of `fesdj mpc`.
@@ -40,6 +40,8 @@ pub struct MpcSetup {
     pub tail_simulation: bool,
     /// Deepest measured penetration projected away before planning (`mpc.max_penetration`).
     pub max_penetration: f64,
+    /// The imposed contact schedule (`mpc.contact_schedule`), if any.
+    pub contact_schedule: Option<ContactSchedule>,
 }
 
 fn positive(field: &str, x: f64) -> Result<f64, ConfigError> {
@@ -81,6 +83,7 @@ impl Problem {
             accept_comp_residual,
             active_set_free_intervals,
             active_set_free_last_intervals,
+            contact_schedule,
             actuated,
             effort_limit,
             fallback,
@@ -213,6 +216,38 @@ impl Problem {
                 Some(m) => positive("mpc.max_penetration", m)?,
                 None => 0.01,
             },
+            contact_schedule: match contact_schedule {
+                Some(c) => Some(self.contact_schedule(&c)?),
+                None => None,
+            },
+        })
+    }
+
+    /// `mpc.contact_schedule` against the model's contact names.
+    fn contact_schedule(&self, spec: &ContactScheduleSpec) -> Result<ContactSchedule, ConfigError> {
+        let names = self.contact_names();
+        let mut swing = vec![None; names.len()];
+        for (name, [a, b]) in &spec.swing {
+            let Some(l) = names.iter().position(|n| n == name) else {
+                return Err(invalid(
+                    format!("mpc.contact_schedule.swing.{name}"),
+                    format!("not a contact (contacts: {names:?})"),
+                ));
+            };
+            swing[l] = Some((*a, *b));
+        }
+        ContactSchedule::new(spec.period, swing).map_err(|e| match e {
+            crate::mpc::MpcError::Settings { field, why } => {
+                let field = match field.strip_prefix("contact_schedule.swing[") {
+                    Some(rest) => {
+                        let l: usize = rest.trim_end_matches(']').parse().unwrap_or(0);
+                        format!("mpc.contact_schedule.swing.{}", names.get(l).map_or("", |n| n))
+                    }
+                    None => format!("mpc.{field}"),
+                };
+                invalid(field, why)
+            }
+            other => invalid("mpc.contact_schedule", other.to_string()),
         })
     }
 

@@ -122,6 +122,10 @@ pub struct MpcSpec {
     /// stay relaxed (default 1).
     #[serde(default)]
     pub active_set_free_last_intervals: Option<usize>,
+    /// An imposed periodic contact schedule: the fixed-schedule variant of the controller
+    /// (default none: the optimiser chooses every contact).
+    #[serde(default)]
+    pub contact_schedule: Option<ContactScheduleSpec>,
     /// Coordinate (by name) driven by each control.
     pub actuated: Option<Vec<String>>,
     /// Symmetric effort limit per control (or one for all).
@@ -132,6 +136,23 @@ pub struct MpcSpec {
     pub noise: Option<NoiseSpec>,
     /// Plant mismatch: overrides of `model`, `fesdj`, `solver` for the plant's build.
     pub plant: Option<super::tree::Tree>,
+}
+
+/// `mpc.contact_schedule`: each listed contact swings (normal force 0) during `[start, end)`
+/// of every period (fractions of `period`, wrapping past 1 allowed) and stands (gap 0) the
+/// rest of the time, on the controller's clock (the one of `ocp.x_ref_period`); unlisted
+/// contacts stay free.
+///
+/// ```yaml
+/// contact_schedule: {period: 1.2, swing: {HL_foot: [0, 0.25], FL_foot: [0.25, 0.5]}}
+/// ```
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContactScheduleSpec {
+    /// Period (s).
+    pub period: f64,
+    /// Swing window `[start, end]` per contact name.
+    pub swing: std::collections::BTreeMap<String, [f64; 2]>,
 }
 
 /// `mpc.tracking`: gains per control (or one for all).

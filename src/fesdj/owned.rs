@@ -141,6 +141,11 @@ impl OwnedSolver {
         self.solver.set_settings(s)
     }
 
+    /// See `MpccSolver::set_imposed_sides`.
+    pub fn set_imposed_sides(&mut self, sides: &[u8]) -> Result<(), SolverError> {
+        self.solver.set_imposed_sides(sides)
+    }
+
     /// See `MpccSolver::set_active_set_free`.
     pub fn set_active_set_free(&mut self, free: &[bool]) -> Result<(), SolverError> {
         self.solver.set_active_set_free(free)

@@ -11,7 +11,7 @@ use crate::solver::{Certificate, HomotopySettings, StationaritySettings, StopMea
 use super::error::FesdjError;
 use super::extract::Extractor;
 use super::layout::Layout;
-use super::mpcc::PairInfo;
+use super::mpcc::{PairInfo, PairKind};
 use super::ocp::Ocp;
 use super::options::FesdjOptions;
 use super::owned::{FesdjNlp, OwnedSolver};
@@ -75,6 +75,8 @@ pub struct FesdjProblem {
     solver: OwnedSolver,
     layout: Layout,
     comp_info: Vec<PairInfo>,
+    /// Per pair, the side an imposed contact schedule fixes ([`FesdjProblem::set_contact_schedule`]).
+    imposed: Vec<u8>,
     options: FesdjOptions,
     impact_threshold: f64,
     p: Vec<f64>,
@@ -190,6 +192,7 @@ impl FesdjProblem {
             ckpt_duals: dual_buffers(m_relaxed, n_relaxed),
             has_ckpt: false,
             extractor,
+            imposed: vec![0; mpcc.comp_info.len()],
             comp_info: mpcc.comp_info,
             options: options.clone(),
             impact_threshold: solve.impact_threshold,
@@ -512,6 +515,33 @@ impl FesdjProblem {
             .map(|c| c.interval < first || c.interval + last >= n)
             .collect();
         Ok(self.solver.set_active_set_free(&free)?)
+    }
+
+    /// Impose a contact schedule on the next solves (a fixed-schedule controller, the
+    /// comparison baseline of contact-implicit planning): `contact(k, n, ℓ)` says whether
+    /// contact `ℓ` is closed in element `n` of control interval `k` (`Some(true)`: its gap is
+    /// fixed to 0, `Some(false)`: its normal force is fixed to 0, `None`: free). It applies to
+    /// the normal-contact pairs (time stepping's stage-wise (13a), FESD-J's cross
+    /// complementarity (20)); friction follows from the normal force. `None` everywhere
+    /// removes the schedule. No allocation.
+    pub fn set_contact_schedule(
+        &mut self,
+        mut contact: impl FnMut(usize, usize, usize) -> Option<bool>,
+    ) -> Result<(), FesdjError> {
+        for (code, c) in self.imposed.iter_mut().zip(&self.comp_info) {
+            *code = match c.kind {
+                // G is the normal force, H the gap.
+                PairKind::StageContact | PairKind::ContactCross => {
+                    match contact(c.interval, c.element, c.contact) {
+                        Some(true) => 2,
+                        Some(false) => 1,
+                        None => 0,
+                    }
+                }
+                _ => 0,
+            };
+        }
+        Ok(self.solver.set_imposed_sides(&self.imposed)?)
     }
 
     /// Save the last solution and its multipliers (e.g. a verified MPC plan), to go back to

@@ -11,6 +11,7 @@ use super::error::MpcError;
 use super::plan::{Plan, PlanSource};
 use super::projection::GapProjection;
 use super::reference::PeriodicReference;
+use super::schedule::ContactSchedule;
 use super::settings::ControllerSettings;
 
 /// The last interval of the next warm start, simulated from the verified plan's final state
@@ -72,6 +73,8 @@ pub struct Controller {
     /// (`None`: never commanded; the references stay as configured).
     base_command: Option<BaseCommandReference>,
     base_velocity: Option<[f64; 3]>,
+    /// An imposed contact schedule (the fixed-schedule variant), written before every solve.
+    schedule: Option<ContactSchedule>,
 }
 
 impl std::fmt::Debug for Controller {
@@ -139,6 +142,7 @@ impl Controller {
             periodic: None,
             base_command: None,
             base_velocity: None,
+            schedule: None,
             settings,
         })
     }
@@ -154,6 +158,31 @@ impl Controller {
         let t_final = self.problem.options().t_final;
         reference.attach(self.problem.layout(), t_final, terminal)?;
         self.periodic = Some(reference);
+        Ok(())
+    }
+
+    /// Impose a periodic contact schedule on every solve (the fixed-schedule variant of the
+    /// controller, see [`ContactSchedule`]); it must list the model's `n_c` contacts. `None`
+    /// removes it.
+    pub fn set_contact_schedule(
+        &mut self,
+        schedule: Option<ContactSchedule>,
+    ) -> Result<(), MpcError> {
+        if let Some(s) = &schedule {
+            if s.n_contacts() != self.current.n_c {
+                return Err(MpcError::Settings {
+                    field: "contact_schedule".into(),
+                    why: format!(
+                        "written for {} contacts, the model has {}",
+                        s.n_contacts(),
+                        self.current.n_c
+                    ),
+                });
+            }
+        } else {
+            self.problem.set_contact_schedule(|_, _, _| None)?;
+        }
+        self.schedule = schedule;
         Ok(())
     }
 
@@ -427,6 +456,13 @@ impl Controller {
         }
         if let (Some(b), Some(cmd)) = (&self.base_command, self.base_velocity) {
             b.write(cmd, &self.x_plan, self.problem.parameters_mut());
+        }
+        if let Some(s) = &self.schedule {
+            let (t, h) = (self.t_state, self.interval);
+            let n_fe = self.problem.options().n_fe.max(1) as f64;
+            self.problem.set_contact_schedule(|k, n, l| {
+                s.in_contact(l, t + (k as f64 + (n as f64 + 1.0) / n_fe) * h)
+            })?;
         }
         let wall = budget.as_secs_f64();
         if wall != self.wall {

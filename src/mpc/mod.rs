@@ -23,6 +23,7 @@ pub mod plan;
 pub mod plant;
 pub mod projection;
 pub mod reference;
+pub mod schedule;
 pub mod settings;
 pub(crate) mod stats;
 
@@ -36,4 +37,5 @@ pub use plan::{Plan, PlanSource};
 pub use plant::{Plant, PlantStep};
 pub use projection::GapProjection;
 pub use reference::PeriodicReference;
+pub use schedule::ContactSchedule;
 pub use settings::{ControllerSettings, Tracking};

@@ -207,6 +207,9 @@ pub struct MpccSolver {
     steps: Vec<HomotopyStep>,
     /// Pairs left relaxed (at σ₀) in the warm active-set NLP instead of fixed.
     as_free: Vec<bool>,
+    /// Per pair, the side an imposed schedule fixes: 0 none, 1 G, 2 H
+    /// ([`MpccSolver::set_imposed_sides`]); turned into `relaxed.imposed` at each solve.
+    imposed_sides: Vec<u8>,
     /// Start point of the later active-set NLPs (x, λ, z_L, z_U; sized once).
     as_start: [Vec<f64>; 4],
     /// Pairs relaxed in the active-set NLP being solved (sized once).
@@ -245,6 +248,7 @@ impl MpccSolver {
             xp: vec![0.0; n],
             steps: Vec::with_capacity(settings.max_recorded_steps()),
             as_free: vec![false; k],
+            imposed_sides: vec![0; k],
             as_mask: vec![false; k],
             as_start: [vec![0.0; n], vec![0.0; m], vec![0.0; n], vec![0.0; n]],
             viol: [
@@ -287,6 +291,47 @@ impl MpccSolver {
         SolverError::check_dim("active-set free pairs", self.as_free.len(), free.len())?;
         self.as_free.copy_from_slice(free);
         Ok(())
+    }
+
+    /// Sides fixed to zero in every subproblem of the next solves, one code per pair: 0 none,
+    /// 1 `G_i = 0`, 2 `H_i = 0` (an imposed contact schedule: the solver then chooses the
+    /// remaining pairs only). A side that is a sum of variables with lower bound 0 is fixed
+    /// through its members, as in the warm active-set NLP. Default: none. No allocation.
+    pub fn set_imposed_sides(&mut self, sides: &[u8]) -> Result<(), SolverError> {
+        SolverError::check_dim("imposed sides", self.imposed_sides.len(), sides.len())?;
+        if let Some(i) = sides.iter().position(|&c| c > 2) {
+            return Err(SolverError::InvalidSetting {
+                name: "imposed sides",
+                why: format!("pair {i}: code {} is not 0, 1 or 2", sides[i]),
+            });
+        }
+        self.imposed_sides.copy_from_slice(sides);
+        Ok(())
+    }
+
+    /// The codes of [`MpccSolver::set_imposed_sides`] as fix bits of the relaxed NLP of `nlp`
+    /// (its bounds decide which sides are fixed through their members).
+    fn apply_imposed_sides(&mut self, nlp: &dyn Nlp) {
+        if self.imposed_sides.iter().all(|&c| c == 0) {
+            self.relaxed.imposed.fill(0);
+            return;
+        }
+        let [xl, xu, gl, gu, _] = &mut self.viol;
+        nlp.bounds(xl, xu, gl, gu);
+        for i in 0..self.relaxed.n_pairs() {
+            let code = self.imposed_sides[i];
+            self.relaxed.imposed[i] = if code == 0 {
+                0
+            } else {
+                let h = code == 2;
+                match (h, self.relaxed.members_fixable(i, h, xl)) {
+                    (false, false) => 1,
+                    (true, false) => 2,
+                    (false, true) => 4,
+                    (true, true) => 8,
+                }
+            };
+        }
     }
 
     /// The relaxed NLP structure (σ of the next subproblem, rows of the pairs).
@@ -604,6 +649,7 @@ impl MpccSolver {
         let mut last_solved: Option<f64> = None;
         let mut early_from: Option<f64> = None;
         self.relaxed.fix.fill(0);
+        self.apply_imposed_sides(nlp);
         // The active-set attempt is recorded as a step of σ = 0 but is not a homotopy step.
         let mut extra_steps = 0usize;
         if let (First::Warm(w), true) = (first, st.warm_active_set) {

@@ -57,6 +57,9 @@ pub struct RelaxedStructure {
     /// row left free) where the side is a row and a sum of variables with lower bound 0; the
     /// caller sets these bits only where that holds (see [`RelaxedStructure::members_fixable`]).
     pub fix: Vec<u8>,
+    /// Per pair, sides fixed in every subproblem (same bits as `fix`, combined with them):
+    /// an imposed contact schedule ([`MpccSolver::set_imposed_sides`](super::MpccSolver::set_imposed_sides)).
+    pub imposed: Vec<u8>,
     /// Per pair, the members of G and of H (empty unless the side is a row and a sum).
     g_members: Vec<Vec<usize>>,
     h_members: Vec<Vec<usize>>,
@@ -264,6 +267,7 @@ impl RelaxedStructure {
             relaxation,
             sigma: 1.0,
             fix: vec![0; k],
+            imposed: vec![0; k],
             g_members,
             h_members,
             m0,
@@ -390,7 +394,7 @@ impl Nlp for RelaxedNlp<'_> {
         let m0 = self.s.m0;
         self.nlp.bounds(x_l, x_u, &mut g_l[..m0], &mut g_u[..m0]);
         for i in 0..self.s.k {
-            let fix = self.s.fix[i];
+            let fix = self.s.fix[i] | self.s.imposed[i];
             for (side, fixed, by_members, members) in [
                 (
                     self.s.g_side[i],
