@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The largest lateral push the quadruped MPC survives in MuJoCo (issue 27), by bisection.
 
-    python3 tools/quadruped_push_sweep.py --case stand [--impulses 0,4,8] [--bisect 2,12 --runs 6]
+    python3 tools/quadruped_push_sweep.py --case stand [--impulses 0,4,8] [--bisect 2,12 --runs 6] [--fixed-schedule]
         [--push-t 2.0] [--after 3.0] [--node target/release/fesdj_node] [--out DIR]
 
 One run: `fesdj_node` (`sim: false`, `use_sim_time`) on the quadruped and `tools/mujoco_sim.py`
@@ -40,6 +40,16 @@ SETUP = ("set -e; ip link set lo up; ip link set lo multicast on; ip route add 2
 PUSH_S = 0.1
 # Standing: the body at 0.33 m, each foot under its hip (tools/quadruped_gait.py's leg_ik(0, 0.33)).
 STAND_LEG = [0.0, 0.6006, -1.2012]
+
+
+# The fixed-schedule variant (`--fixed-schedule`, `mpc.contact_schedule`): standing, every foot
+# always down; walking, the shipped gait's swing windows (tools/quadruped_gait.py --gait walk:
+# HL, FL, HR, FR a quarter of the 1.2 s period each, in phase with `ocp.x_ref_period`).
+FIXED_SCHEDULES = {
+    "stand": "{period: 1.2, swing: {FL_foot: [0, 0], FR_foot: [0, 0], HL_foot: [0, 0], HR_foot: [0, 0]}}",
+    "walk": "{period: 1.2, swing: {HL_foot: [0, 0.25], FL_foot: [0.25, 0.5], HR_foot: [0.5, 0.75], "
+            "FR_foot: [0.75, 1]}}",
+}
 
 
 def standing_x_ref():
@@ -101,6 +111,14 @@ def run_once(case, impulse, a, out_dir):
     if case == "stand":
         text = standing_config(text)
     tag = f"{case}_{impulse:g}"
+    if a.fixed_schedule:
+        # The controller's `mpc` section ends the shipped file: append the schedule to it.
+        if not text.rstrip("\n").splitlines()[-1].startswith("    "):
+            raise SystemExit("--fixed-schedule: the shipped config no longer ends with its `mpc` section")
+        text = text.rstrip("\n") + "\n  contact_schedule: " + FIXED_SCHEDULES[case] + "\n"
+        tag += "_fixed"
+        out_dir = os.path.join(out_dir, "fixed")
+        os.makedirs(out_dir, exist_ok=True)
     if a.deadline_s is not None:
         if text.count("  deadline_s: 2.0\n") != 1:
             raise SystemExit("--deadline-s: the shipped config's `mpc.deadline_s: 2.0` line changed")
@@ -172,6 +190,8 @@ def main():
     ap.add_argument("--after", type=float, default=3.0, help="simulated seconds from the push to the end")
     ap.add_argument("--deadline-s", type=float, default=None,
                     help="the node's wall-clock budget per solve (`mpc.deadline_s`, shipped 2.0)")
+    ap.add_argument("--fixed-schedule", action="store_true",
+                    help="the fixed-schedule variant: the gait's contact schedule imposed (`mpc.contact_schedule`)")
     ap.add_argument("--node", default=os.path.join(ROOT, "target", "release", "fesdj_node"))
     ap.add_argument("--limit", type=float, default=600.0, help="wall seconds per run before giving up")
     ap.add_argument("--out", default="/tmp/fesdj_push_sweep")

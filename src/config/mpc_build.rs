@@ -228,27 +228,19 @@ impl Problem {
         let names = self.contact_names();
         let mut swing = vec![None; names.len()];
         for (name, [a, b]) in &spec.swing {
+            let field = format!("mpc.contact_schedule.swing.{name}");
             let Some(l) = names.iter().position(|n| n == name) else {
                 return Err(invalid(
-                    format!("mpc.contact_schedule.swing.{name}"),
+                    field,
                     format!("not a contact (contacts: {names:?})"),
                 ));
             };
+            ContactSchedule::window(*a, *b).map_err(|why| invalid(field, why))?;
             swing[l] = Some((*a, *b));
         }
-        ContactSchedule::new(spec.period, swing).map_err(|e| match e {
-            crate::mpc::MpcError::Settings { field, why } => {
-                let field = match field.strip_prefix("contact_schedule.swing[") {
-                    Some(rest) => {
-                        let l: usize = rest.trim_end_matches(']').parse().unwrap_or(0);
-                        format!("mpc.contact_schedule.swing.{}", names.get(l).map_or("", |n| n))
-                    }
-                    None => format!("mpc.{field}"),
-                };
-                invalid(field, why)
-            }
-            other => invalid("mpc.contact_schedule", other.to_string()),
-        })
+        positive("mpc.contact_schedule.period", spec.period)?;
+        ContactSchedule::new(spec.period, swing)
+            .map_err(|e| invalid("mpc.contact_schedule", e.to_string()))
     }
 
     /// The coordinate each control drives: the actuated joints of a robot, or for an

@@ -23,7 +23,8 @@ pub struct ContactSchedule {
 impl ContactSchedule {
     /// A schedule of `period` seconds; `swing[ℓ] = Some((start, end))` makes contact `ℓ`
     /// swing from `start` to `end` (fractions of the period, `end` may wrap past 1: `(0.9,
-    /// 0.1)` swings over the period boundary).
+    /// 0.1)` swings over the period boundary; `start == end`: never, the contact always
+    /// stands).
     pub fn new(period: f64, swing: Vec<Option<(f64, f64)>>) -> Result<ContactSchedule, MpcError> {
         if !(period.is_finite() && period > 0.0) {
             return Err(MpcError::Settings {
@@ -35,26 +36,29 @@ impl ContactSchedule {
         for (l, w) in swing.into_iter().enumerate() {
             windows.push(match w {
                 None => None,
-                Some((a, b)) => {
-                    let ok = |x: f64| x.is_finite() && (0.0..=1.0).contains(&x);
-                    if !(ok(a) && ok(b)) || a == b {
-                        return Err(MpcError::Settings {
-                            field: format!("contact_schedule.swing[{l}]"),
-                            why: format!(
-                                "start and end must be distinct fractions of the period in \
-                                 [0, 1], got [{a}, {b}]"
-                            ),
-                        });
-                    }
-                    let start = a.rem_euclid(1.0);
-                    Some((start, (b - a).rem_euclid(1.0)))
-                }
+                Some((a, b)) => Some(Self::window(a, b).map_err(|why| MpcError::Settings {
+                    field: format!("contact_schedule.swing[{l}]"),
+                    why,
+                })?),
             });
         }
         Ok(ContactSchedule {
             period,
             swing: windows,
         })
+    }
+
+    /// `(start, length)` of the swing window `[a, b]` (fractions of the period), or why it is
+    /// not one.
+    pub fn window(a: f64, b: f64) -> Result<(f64, f64), String> {
+        let ok = |x: f64| x.is_finite() && (0.0..=1.0).contains(&x);
+        if !(ok(a) && ok(b)) || (b - a).abs() == 1.0 {
+            return Err(format!(
+                "start and end must be fractions of the period in [0, 1], less than a whole \
+                 period apart, got [{a}, {b}]"
+            ));
+        }
+        Ok((a.rem_euclid(1.0), (b - a).rem_euclid(1.0)))
     }
 
     /// Number of contacts the schedule was written for.
@@ -79,7 +83,11 @@ mod tests {
     fn windows_wrap_and_unlisted_contacts_are_free() {
         // Contact 0 swings during [0.25, 0.5) of a 1.2 s period, contact 1 over the wrap
         // [0.9, 0.1), contact 2 is free.
-        let s = ContactSchedule::new(1.2, vec![Some((0.25, 0.5)), Some((0.9, 0.1)), None]).unwrap();
+        let s = ContactSchedule::new(
+            1.2,
+            vec![Some((0.25, 0.5)), Some((0.9, 0.1)), None, Some((0.3, 0.3))],
+        )
+        .unwrap();
         let at = |l, phase: f64| s.in_contact(l, phase * 1.2);
         assert_eq!(at(0, 0.1), Some(true));
         assert_eq!(at(0, 0.3), Some(false));
@@ -90,14 +98,18 @@ mod tests {
         assert_eq!(at(1, 0.05), Some(false));
         assert_eq!(at(1, 0.5), Some(true));
         assert_eq!(at(2, 0.3), None);
-        assert_eq!(at(3, 0.3), None);
+        // an empty window: always standing
+        for phase in [0.0, 0.3, 0.31, 0.99] {
+            assert_eq!(at(3, phase), Some(true));
+        }
+        assert_eq!(at(4, 0.3), None);
     }
 
     #[test]
     fn bad_windows_are_refused_with_the_field() {
         let e = ContactSchedule::new(0.0, vec![]).unwrap_err().to_string();
         assert!(e.contains("contact_schedule.period"), "{e}");
-        let e = ContactSchedule::new(1.0, vec![None, Some((0.2, 0.2))])
+        let e = ContactSchedule::new(1.0, vec![None, Some((0.0, 1.0))])
             .unwrap_err()
             .to_string();
         assert!(e.contains("contact_schedule.swing[1]"), "{e}");

@@ -33,7 +33,12 @@ fn plan_at(sets: &[&str], t: f64) -> (Vec<f64>, Vec<f64>) {
     assert!(foot_height(&q0).abs() < 1e-15);
     cl.controller.set_state(t, &q0, &[0.0; 5]).unwrap();
     let plan = cl.controller.solve(Duration::from_secs(30)).unwrap();
-    assert_eq!(plan.source, fesdj_mpc::mpc::PlanSource::Fresh, "{:?}", plan.status);
+    assert_eq!(
+        plan.source,
+        fesdj_mpc::mpc::PlanSource::Fresh,
+        "{:?}",
+        plan.status
+    );
     let n = plan.lambda_n.len();
     assert_eq!(n, 8, "one element per interval, one contact");
     let heights = (1..=n).map(|p| foot_height(plan.q_at(p))).collect();
@@ -75,9 +80,17 @@ fn the_plan_follows_the_imposed_schedule() {
 
 #[test]
 fn bad_schedules_are_refused_naming_the_field() {
-    let err = |s: &str| hopper_with(&[s]).and_then(|p| p.mpc_setup()).unwrap_err().to_string();
+    let err = |s: &str| {
+        hopper_with(&[s])
+            .and_then(|p| p.mpc_setup())
+            .unwrap_err()
+            .to_string()
+    };
     let e = err("mpc.contact_schedule={period: 0.4, swing: {toe: [0.1, 0.2]}}");
-    assert!(e.contains("mpc.contact_schedule.swing.toe") && e.contains("foot"), "{e}");
+    assert!(
+        e.contains("mpc.contact_schedule.swing.toe") && e.contains("foot"),
+        "{e}"
+    );
     let e = err("mpc.contact_schedule={period: -1, swing: {foot: [0.1, 0.2]}}");
     assert!(e.contains("mpc.contact_schedule.period"), "{e}");
     let e = err("mpc.contact_schedule={period: 0.4, swing: {foot: [0.1, 1.2]}}");
