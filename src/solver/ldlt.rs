@@ -13,7 +13,14 @@
 //! No pivoting: a zero or non-finite pivot stops the factorisation (the caller regularises).
 //! Nothing is allocated after construction.
 
-use super::supernodal::FactorStop;
+/// Why a limited factorisation ([`StaticLdlt::factor_limited`], `SupernodalLdlt::factor_limited`) stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FactorStop {
+    /// Pivot `i` (caller's order) is zero or not finite.
+    ZeroPivot(usize),
+    /// More negative pivots than allowed.
+    TooManyNegative,
+}
 
 /// Fixed-order sparse LDLᵀ.
 #[derive(Clone, Debug)]
