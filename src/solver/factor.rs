@@ -1,9 +1,8 @@
 //! The KKT matrix's numeric LDLᵀ: the scalar up-looking [`StaticLdlt`] or the supernodal
 //! [`SupernodalLdlt`] behind one interface, chosen by [`LdltMethod`] (`ipm.kkt_factorization`).
 
-use super::ldlt::FactorStop;
 use super::ldlt::StaticLdlt;
-use super::supernodal::{Relax, SupernodalLdlt};
+use super::supernodal::{FactorStop, Relax, SupernodalLdlt};
 
 /// [`LdltMethod::Auto`] picks the supernodal factorisation from this many multiply-adds per
 /// column on (measured: the hopper MPC's KKT, 59 per column, factorises in 15 µs scalar and

@@ -20,7 +20,7 @@
 use super::error::SolverError;
 use super::factor::{Ldlt, LdltMethod};
 use super::gmres::{Gmres, PreconditionedOperator, GMRES_CYCLES, GMRES_TRIGGER};
-use super::ldlt::FactorStop;
+use super::supernodal::FactorStop;
 use crate::ad::SparsityPattern;
 use faer::sparse::linalg::cholesky::{
     factorize_symbolic_cholesky, CholeskySymbolicParams, SymmetricOrdering,

@@ -13,14 +13,7 @@
 //! No pivoting: a zero or non-finite pivot stops the factorisation (the caller regularises).
 //! Nothing is allocated after construction.
 
-/// Why a limited factorisation ([`StaticLdlt::factor_limited`], `SupernodalLdlt::factor_limited`) stopped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FactorStop {
-    /// Pivot `i` (caller's order) is zero or not finite.
-    ZeroPivot(usize),
-    /// More negative pivots than allowed.
-    TooManyNegative,
-}
+use super::supernodal::FactorStop;
 
 /// Fixed-order sparse LDLᵀ.
 #[derive(Clone, Debug)]

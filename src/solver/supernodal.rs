@@ -22,7 +22,7 @@
 //! The results equal [`StaticLdlt`](super::ldlt::StaticLdlt)'s up to rounding (the sums are
 //! formed in a different order).
 
-use super::ldlt::{elimination_tree, permuted_upper, FactorStop};
+use super::ldlt::{elimination_tree, permuted_upper};
 
 const NONE: usize = usize::MAX;
 
@@ -655,6 +655,15 @@ impl<const FMA: bool> pulp::WithSimd for FactorOp<'_, FMA> {
     fn with_simd<S: pulp::Simd>(self, _: S) -> Self::Output {
         self.f.factor_with::<FMA>(self.values, self.max_neg)
     }
+}
+
+/// Why a limited factorisation ([`SupernodalLdlt::factor_limited`]) stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FactorStop {
+    /// Pivot `i` (caller's order) is zero or not finite.
+    ZeroPivot(usize),
+    /// More negative pivots than allowed.
+    TooManyNegative,
 }
 
 /// [`SupernodalLdlt::solve_in_place`] as a dispatched operation (see [`FactorOp`]).
