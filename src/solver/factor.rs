@@ -2,7 +2,7 @@
 //! [`SupernodalLdlt`] behind one interface, chosen by [`LdltMethod`] (`ipm.kkt_factorization`).
 
 use super::ldlt::StaticLdlt;
-use super::supernodal::{FactorStop, Relax, SupernodalLdlt};
+use super::supernodal::{Relax, SupernodalLdlt};
 
 /// [`LdltMethod::Auto`] picks the supernodal factorisation from this many multiply-adds per
 /// column on (measured: the hopper MPC's KKT, 59 per column, factorises in 15 µs scalar and
@@ -74,13 +74,12 @@ impl Ldlt {
         }
     }
 
-    /// Factorise (see [`StaticLdlt::factor_limited`](super::ldlt::StaticLdlt::factor_limited)),
-    /// stopping once more than `max_neg` pivots are negative. `Err(ZeroPivot(i))`: pivot `i`
-    /// (caller's order) is zero or not finite.
-    pub fn factor_limited(&mut self, values: &[f64], max_neg: usize) -> Result<(), FactorStop> {
+    /// Factorise (see [`StaticLdlt::factor`](super::ldlt::StaticLdlt::factor)); `Err(i)`: pivot `i` (caller's order) is zero or
+    /// not finite.
+    pub fn factor(&mut self, values: &[f64]) -> Result<(), usize> {
         match self {
-            Ldlt::Simplicial(f) => f.factor_limited(values, max_neg),
-            Ldlt::Supernodal(f) => f.factor_limited(values, max_neg),
+            Ldlt::Simplicial(f) => f.factor(values),
+            Ldlt::Supernodal(f) => f.factor(values),
         }
     }
 

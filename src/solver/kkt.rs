@@ -20,7 +20,6 @@
 use super::error::SolverError;
 use super::factor::{Ldlt, LdltMethod};
 use super::gmres::{Gmres, PreconditionedOperator, GMRES_CYCLES, GMRES_TRIGGER};
-use super::supernodal::FactorStop;
 use crate::ad::SparsityPattern;
 use faer::sparse::linalg::cholesky::{
     factorize_symbolic_cholesky, CholeskySymbolicParams, SymmetricOrdering,
@@ -35,9 +34,6 @@ pub(crate) enum Factor {
     Ok { pos: usize, neg: usize, zero: usize },
     /// faer reported a zero pivot.
     ZeroPivot,
-    /// Stopped early: more negative pivots than the expected inertia allows
-    /// ([`Kkt::factor_expecting_inertia`]).
-    WrongInertia,
 }
 
 /// Reduced KKT matrix, its analysis and its factor.
@@ -245,16 +241,6 @@ impl Kkt {
     /// static `δ_c` is subtracted in the scaled space. `D` does not change the inertia.
     /// Without it `D = I` and the factorised matrix is the assembled one, bit for bit.
     pub fn factor(&mut self) -> Factor {
-        self.factor_with_limit(usize::MAX)
-    }
-
-    /// [`Kkt::factor`] for a caller that needs the inertia `(n, m, 0)`: stops as soon as more
-    /// than `m` pivots are negative ([`Factor::WrongInertia`]; the factor is then unusable).
-    pub fn factor_expecting_inertia(&mut self) -> Factor {
-        self.factor_with_limit(self.m)
-    }
-
-    fn factor_with_limit(&mut self, max_neg: usize) -> Factor {
         self.factorizations += 1;
         if self.equilibrate {
             self.equilibrate();
@@ -264,10 +250,8 @@ impl Kkt {
         } else {
             &self.values
         };
-        match self.ldlt.factor_limited(values, max_neg) {
-            Ok(()) => {}
-            Err(FactorStop::ZeroPivot(_)) => return Factor::ZeroPivot,
-            Err(FactorStop::TooManyNegative) => return Factor::WrongInertia,
+        if self.ldlt.factor(values).is_err() {
+            return Factor::ZeroPivot;
         }
         let (mut pos, mut neg, mut zero) = (0, 0, 0);
         for &d in self.ldlt.pivots() {

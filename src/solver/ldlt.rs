@@ -13,8 +13,6 @@
 //! No pivoting: a zero or non-finite pivot stops the factorisation (the caller regularises).
 //! Nothing is allocated after construction.
 
-use super::supernodal::FactorStop;
-
 /// Fixed-order sparse LDLᵀ.
 #[derive(Clone, Debug)]
 pub(crate) struct StaticLdlt {
@@ -208,19 +206,7 @@ impl StaticLdlt {
 
     /// Factorise the matrix with the analysed pattern and these values (in the pattern's
     /// storage order). `Err(i)` if pivot `i` is zero or not finite.
-    #[cfg(test)]
     pub fn factor(&mut self, values: &[f64]) -> Result<(), usize> {
-        self.factor_limited(values, usize::MAX)
-            .map_err(|e| match e {
-                FactorStop::ZeroPivot(i) => i,
-                FactorStop::TooManyNegative => unreachable!("no limit"),
-            })
-    }
-
-    /// [`StaticLdlt::factor`] that stops as soon as more than `max_neg` pivots are negative
-    /// (see [`SupernodalLdlt::factor_limited`](super::supernodal::SupernodalLdlt::factor_limited)).
-    pub fn factor_limited(&mut self, values: &[f64], max_neg: usize) -> Result<(), FactorStop> {
-        let mut neg = 0usize;
         let x = &mut self.x[..];
         for k in 0..self.n {
             for q in self.a_ptr[k]..self.a_ptr[k + 1] {
@@ -242,14 +228,7 @@ impl StaticLdlt {
             }
             if dk == 0.0 || !dk.is_finite() {
                 x.fill(0.0);
-                return Err(FactorStop::ZeroPivot(k));
-            }
-            if dk < 0.0 {
-                neg += 1;
-                if neg > max_neg {
-                    x.fill(0.0);
-                    return Err(FactorStop::TooManyNegative);
-                }
+                return Err(k);
             }
             self.d[k] = dk;
         }
@@ -336,10 +315,5 @@ mod tests {
         assert_eq!(f.factor(&z), Err(0));
         // and the work vector is clean afterwards
         f.factor(&v).unwrap();
-        let d = f.pivots().to_vec();
-        // more negative pivots than allowed stop it, and leave the work vector clean too
-        assert_eq!(f.factor_limited(&v, 1), Err(FactorStop::TooManyNegative));
-        f.factor_limited(&v, 2).unwrap();
-        assert_eq!(f.pivots(), &d[..]);
     }
 }

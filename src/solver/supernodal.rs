@@ -368,45 +368,18 @@ impl SupernodalLdlt {
 
     /// Factorise the matrix with the analysed pattern and these values (in the pattern's
     /// storage order). `Err(i)` if pivot `i` (in the caller's pivot order) is zero or not finite.
-    #[cfg(test)]
     pub fn factor(&mut self, values: &[f64]) -> Result<(), usize> {
-        self.factor_limited(values, usize::MAX)
-            .map_err(|e| match e {
-                FactorStop::ZeroPivot(i) => i,
-                FactorStop::TooManyNegative => unreachable!("no limit"),
-            })
-    }
-
-    /// [`SupernodalLdlt::factor`] that stops as soon as more than `max_neg` pivots are
-    /// negative. Without pivoting the signs of `D` are the inertia and their count only grows,
-    /// so such a factorisation cannot end with at most `max_neg` negative pivots; the caller
-    /// that needs a given inertia (the IPM's inertia correction) saves the rest of the work.
-    /// The factor is unusable after a stop.
-    pub fn factor_limited(&mut self, values: &[f64], max_neg: usize) -> Result<(), FactorStop> {
         let arch = self.arch;
         if self.fma {
-            arch.dispatch(FactorOp::<true> {
-                f: self,
-                values,
-                max_neg,
-            })
+            arch.dispatch(FactorOp::<true> { f: self, values })
         } else {
-            arch.dispatch(FactorOp::<false> {
-                f: self,
-                values,
-                max_neg,
-            })
+            arch.dispatch(FactorOp::<false> { f: self, values })
         }
     }
 
     /// [`SupernodalLdlt::factor`], compiled for the instruction set `dispatch` selected.
     #[inline(always)]
-    fn factor_with<const FMA: bool>(
-        &mut self,
-        values: &[f64],
-        max_neg: usize,
-    ) -> Result<(), FactorStop> {
-        let mut neg = 0usize;
+    fn factor_with<const FMA: bool>(&mut self, values: &[f64]) -> Result<(), usize> {
         self.lx.fill(0.0);
         for (&dst, &src) in self.a_dst.iter().zip(&self.a_src) {
             self.lx[dst] += values[src];
@@ -513,13 +486,7 @@ impl SupernodalLdlt {
                     gemv_sub::<FMA>(col, &left[j0 * nr..], nr, j, w);
                     let dj = col[0];
                     if dj == 0.0 || !dj.is_finite() {
-                        return Err(FactorStop::ZeroPivot(self.post[f + j]));
-                    }
-                    if dj < 0.0 {
-                        neg += 1;
-                        if neg > max_neg {
-                            return Err(FactorStop::TooManyNegative);
-                        }
+                        return Err(self.post[f + j]);
                     }
                     self.d[f + j] = dj;
                     let inv = dj.recip();
@@ -646,24 +613,14 @@ impl SupernodalLdlt {
 struct FactorOp<'a, const FMA: bool> {
     f: &'a mut SupernodalLdlt,
     values: &'a [f64],
-    max_neg: usize,
 }
 
 impl<const FMA: bool> pulp::WithSimd for FactorOp<'_, FMA> {
-    type Output = Result<(), FactorStop>;
+    type Output = Result<(), usize>;
     #[inline(always)]
     fn with_simd<S: pulp::Simd>(self, _: S) -> Self::Output {
-        self.f.factor_with::<FMA>(self.values, self.max_neg)
+        self.f.factor_with::<FMA>(self.values)
     }
-}
-
-/// Why a limited factorisation ([`SupernodalLdlt::factor_limited`]) stopped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FactorStop {
-    /// Pivot `i` (caller's order) is zero or not finite.
-    ZeroPivot(usize),
-    /// More negative pivots than allowed.
-    TooManyNegative,
 }
 
 /// [`SupernodalLdlt::solve_in_place`] as a dispatched operation (see [`FactorOp`]).
@@ -1047,24 +1004,6 @@ mod tests {
                 );
                 let neg = f.pivots().iter().filter(|&&d| d < 0.0).count();
                 assert_eq!(neg, n - np, "inertia");
-                // A limit below the inertia stops the factorisation (both kinds); the next
-                // factorisation is unaffected by the stopped one.
-                if neg > 0 {
-                    assert_eq!(
-                        f.factor_limited(&v, neg - 1),
-                        Err(FactorStop::TooManyNegative)
-                    );
-                    let mut s2 = StaticLdlt::new(n, &cp, &ri, &perm);
-                    assert_eq!(
-                        s2.factor_limited(&v, neg - 1),
-                        Err(FactorStop::TooManyNegative)
-                    );
-                    s2.factor_limited(&v, neg).unwrap();
-                    assert_eq!(s2.pivots(), scalar.pivots());
-                }
-                let d_before = f.pivots().to_vec();
-                f.factor_limited(&v, neg).unwrap();
-                assert_eq!(f.pivots(), &d_before[..]);
                 let mut x = b.clone();
                 f.solve_in_place(&mut x, &mut w);
                 let x_vs_scalar = rel(&x, &xs, &xscale);

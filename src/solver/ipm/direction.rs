@@ -172,7 +172,7 @@ impl Ipm {
                 self.reg_c,
                 &self.fixed,
             );
-            let f = self.kkt.factor_expecting_inertia();
+            let f = self.kkt.factor();
             if self.kkt.inertia_ok(f) {
                 break;
             }

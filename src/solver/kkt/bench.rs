@@ -61,7 +61,7 @@ impl KktBench {
     pub fn factor(&mut self) -> (usize, usize, usize) {
         match self.kkt.factor() {
             Factor::Ok { pos, neg, zero } => (pos, neg, zero),
-            Factor::ZeroPivot | Factor::WrongInertia => (0, 0, self.kkt.dim()),
+            Factor::ZeroPivot => (0, 0, self.kkt.dim()),
         }
     }
     /// Solves with the factor so far (one per solve and per refinement step).
