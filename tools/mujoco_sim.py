@@ -472,6 +472,7 @@ def set_q(setup, model, data, q):
 
 # --- pushes: external forces on a body for a while ----------------------------------------------
 PUSH_KEYS = ("t", "duration", "force", "body")
+CMD_VEL_PERIOD = 0.05
 PUSH_FORMAT = "T,DURATION,FX,FY,FZ[,BODY]"
 
 
@@ -525,6 +526,24 @@ def parse_push_option(text):
     if len(parts) == 6:
         p["body"] = parts[5]
     return check_push(p, where)
+
+
+CMD_VEL_FORMAT = "T,VX,VY,WZ"
+
+
+def parse_cmd_vel_option(text):
+    """The value of `--cmd-vel T,VX,VY,WZ` as (t, [vx, vy, wz]); SetupError naming the option."""
+    where = f"--cmd-vel {text!r}"
+    parts = [s.strip() for s in text.split(",")]
+    if len(parts) != 4:
+        raise SetupError(f"{where}: expected {CMD_VEL_FORMAT} (4 numbers), got {len(parts)} fields")
+    try:
+        nums = [float(x) for x in parts]
+    except ValueError:
+        raise SetupError(f"{where}: every field must be a number (format {CMD_VEL_FORMAT})") from None
+    if not all(math.isfinite(x) for x in nums) or nums[0] < 0:
+        raise SetupError(f"{where}: the numbers must be finite and T >= 0")
+    return nums[0], nums[1:]
 
 
 def scenario_pushes(sc, scenario_path):
@@ -795,6 +814,13 @@ class Bridge:
         self.clock_w = None
         if args.lockstep:
             self.clock_w = DataWriter(self.dp, Topic(self.dp, "rt/clock", ros_idl.Clock, qos=q), qos=q)
+        # --cmd-vel: a velocity command sequence on cmd_vel (geometry_msgs/Twist, base frame),
+        # each entry in force from its simulated time on, sent every CMD_VEL_PERIOD s.
+        self.cmd_vel_seq = sorted(args.cmd_vel_seq, key=lambda e: e[0])
+        self.cmd_vel_w = None
+        self.cmd_vel_next = 0.0
+        if self.cmd_vel_seq:
+            self.cmd_vel_w = DataWriter(self.dp, Topic(self.dp, "rt/cmd_vel", ros_idl.Twist, qos=q), qos=q)
         self.cmd = [0.0] * len(self.cmd_act)
         self.cmd_time = None
         self.n_cmd = 0
@@ -897,7 +923,20 @@ class Bridge:
             base = pos + [x, y, z, w] + [float(a) for a in lin] + ang
         if self.clock_w is not None:
             self.clock_w.write(I.Clock(clock=stamp))
+        if self.cmd_vel_w is not None and d.time >= self.cmd_vel_next - 1e-9:
+            cmd = self.cmd_vel_now()
+            if cmd is not None:
+                self.cmd_vel_w.write(I.Twist(linear=I.Vector3(cmd[0], cmd[1], 0.0), angular=I.Vector3(0.0, 0.0, cmd[2])))
+            self.cmd_vel_next = d.time + CMD_VEL_PERIOD
         return q, v, base
+
+    def cmd_vel_now(self):
+        """The `--cmd-vel` command in force at the present simulated time (None before the first)."""
+        cmd = None
+        for t, c in self.cmd_vel_seq:
+            if self.data.time >= t - 1e-9:
+                cmd = c
+        return cmd
 
     def _apply_command(self, now):
         """Take new commands and apply the latest (zero torque once it is older than
@@ -992,6 +1031,8 @@ class Bridge:
                                        for c, sid in zip(self.info["contacts"], self.contact_sites)}}
                 if base is not None:
                     s["base"] = base
+                if self.cmd_vel_w is not None:
+                    s["cmd_vel"] = self.cmd_vel_now()
                 if self.box:
                     qa = self.box[0]
                     s["box_pose"] = [float(x) for x in d.qpos[qa : qa + 7]]  # position, quaternion wxyz
@@ -1101,6 +1142,10 @@ def main(argv=None):
                     help="push the body (default `base`, the robot's root link) with the world-frame force "
                          "FX,FY,FZ (N) on its mass centre from T for DURATION s (repeatable; added to the "
                          "scenario's `push` list)")
+    ap.add_argument("--cmd-vel", action="append", default=[], metavar=CMD_VEL_FORMAT,
+                    help="from simulated time T on, send the velocity command (VX, VY forward and lateral m/s, "
+                         "WZ yaw rate rad/s, base frame) on cmd_vel (geometry_msgs/Twist) every 0.05 s "
+                         "(repeatable: a command sequence)")
     ap.add_argument("--print-mjcf", action="store_true", help="print the generated MJCF and exit")
     a = ap.parse_args(argv)
     try:
@@ -1108,6 +1153,7 @@ def main(argv=None):
         if a.initial_q:
             setup["initial_q"] = [float(x) for x in a.initial_q.split(",")]
         setup["pushes"] = setup["pushes"] + [parse_push_option(p) for p in a.push]
+        a.cmd_vel_seq = [parse_cmd_vel_option(c) for c in a.cmd_vel]
         check_push_bodies(setup)
         if a.print_mjcf:
             print(build_mjcf(setup)[0])
