@@ -254,6 +254,39 @@ fn quadruped_push_delivers_its_impulse_and_bad_pushes_are_refused() {
     }
 }
 
+/// A malformed `--cmd-vel` (the velocity command sequence the bridge sends on `cmd_vel`) is
+/// refused with a message naming the option, before any DDS (`--print-mjcf`); a good one passes.
+#[test]
+fn bad_cmd_vel_options_are_refused() {
+    let _serial = serial();
+    require_python_modules();
+    let run = |arg: &str| {
+        Command::new(python())
+            .arg(tool("mujoco_sim.py"))
+            .arg("--scenario")
+            .arg(scenario("quadruped"))
+            .arg("--print-mjcf")
+            .arg(format!("--cmd-vel={arg}"))
+            .output()
+            .expect("run tools/mujoco_sim.py")
+    };
+    assert!(run("1,0.2,0,0.3").status.success());
+    for (bad, says) in [
+        ("1,0.2,0", "expected T,VX,VY,WZ"),
+        ("1,fast,0,0", "every field must be a number"),
+        ("-1,0.2,0,0", "T >= 0"),
+        ("1,nan,0,0", "finite"),
+    ] {
+        let out = run(bad);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "--cmd-vel {bad}: {err}");
+        assert!(
+            err.contains("--cmd-vel") && err.contains(says) && !err.contains("Traceback"),
+            "--cmd-vel {bad}: {err}"
+        );
+    }
+}
+
 // --- the bridge over DDS -------------------------------------------------------------------------
 
 fn wait_with_timeout(child: &mut Killer, limit: Duration, what: &str) -> std::process::Output {
