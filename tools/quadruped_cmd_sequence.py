@@ -22,16 +22,12 @@ import argparse
 import json
 import math
 import os
-import signal
-import subprocess
 import sys
-import time
+
+from quadruped_lockstep import reexec_in_private_netns, run_lockstep
 
 TOOLS = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(TOOLS)
-NETNS_ENV = "FESDJ_TEST_NETNS"
-SETUP = ("set -e; ip link set lo up; ip link set lo multicast on; ip route add 224.0.0.0/4 dev lo; "
-         'exec "$0" "$@"')
 # (name, start, end, command (vx, vy, wz)) in simulated seconds.
 PHASES = [
     ("stand", 0.0, 1.0, (0.0, 0.0, 0.0)),
@@ -117,46 +113,24 @@ def main():
     ap.add_argument("--json", help="write the result here")
     ap.add_argument("--limit", type=float, default=900.0, help="wall seconds before giving up")
     a = ap.parse_args()
-    if os.environ.get(NETNS_ENV) is None:
-        flags = ["-n"] if os.geteuid() == 0 else ["-r", "-n"]
-        env = dict(os.environ, **{NETNS_ENV: "1"})
-        return subprocess.call(["unshare", *flags, "bash", "-c", SETUP, sys.executable, *sys.argv], env=env)
+    status = reexec_in_private_netns()
+    if status is not None:
+        return status
     os.makedirs(a.out, exist_ok=True)
     config = os.path.abspath(a.config)
     log = os.path.join(a.out, "run.json")
     cmds = [f"--cmd-vel={t0},{c[0]},{c[1]},{c[2]}" for _, t0, _, c in PHASES]
     duration = PHASES[-1][2]
-    bridge = subprocess.Popen(
-        [sys.executable, os.path.join(TOOLS, "mujoco_sim.py"), "--scenario",
-         os.path.join(TOOLS, "scenarios", "quadruped.yaml"), "--config", config, "--lockstep", "0.05",
-         "--duration", str(duration), "--log", log, *cmds],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    node = subprocess.Popen(
-        [a.node, "--ros-args", "-p", f"config_file:={config}", "-p", "sim:=false", "-p", "start_enabled:=true",
-         "-p", "floating_base:=true", "-p", "use_sim_time:=true"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=a.out)
-    t0 = time.monotonic()
-    try:
-        _, berr = bridge.communicate(timeout=a.limit)
-    except subprocess.TimeoutExpired:
-        bridge.kill()
-        _, berr = bridge.communicate()
-    wall = time.monotonic() - t0
-    node.send_signal(signal.SIGINT)
-    try:
-        _, nerr = node.communicate(timeout=30)
-    except subprocess.TimeoutExpired:
-        node.kill()
-        _, nerr = node.communicate()
-    if bridge.returncode != 0 or not os.path.exists(log):
-        print(f"bridge failed ({bridge.returncode}): {berr[-500:]}", file=sys.stderr)
+    rc, berr, node_summary, wall = run_lockstep(a.node, config, a.out, log, duration, cmds, a.limit)
+    if rc != 0 or not os.path.exists(log):
+        print(f"bridge failed ({rc}): {berr[-500:]}", file=sys.stderr)
         return 1
     with open(log) as f:
         run = json.load(f)
     r = analyse(run["samples"])
     ok, why = judge(r)
     r.update({"met": ok, "why": why, "wall_s": round(wall, 1),
-              "node": next((l.strip() for l in nerr.splitlines() if "shutting down after" in l), ""),
+              "node": node_summary,
               "lockstep_timeouts": run["summary"].get("lockstep_timeouts")})
     print("| phase | command (vx, vy, wz) | forward (m/s) | lateral (m/s) | yaw rate (rad/s) |")
     print("|---|---|---|---|---|")

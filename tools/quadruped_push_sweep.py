@@ -27,16 +27,12 @@ do), never on the host network. A run takes 30-60 s of wall time.
 import argparse
 import json
 import os
-import signal
-import subprocess
 import sys
-import time
+
+from quadruped_lockstep import reexec_in_private_netns, run_lockstep
 
 TOOLS = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(TOOLS)
-NETNS_ENV = "FESDJ_TEST_NETNS"
-SETUP = ("set -e; ip link set lo up; ip link set lo multicast on; ip route add 224.0.0.0/4 dev lo; "
-         'exec "$0" "$@"')
 PUSH_S = 0.1
 # Standing: the body at 0.33 m, each foot under its hip (tools/quadruped_gait.py's leg_ik(0, 0.33)).
 STAND_LEG = [0.0, 0.6006, -1.2012]
@@ -130,33 +126,14 @@ def run_once(case, impulse, a, out_dir):
     log = os.path.join(out_dir, f"{tag}.json")
     force = impulse / PUSH_S
     duration = a.push_t + a.after
-    bridge = subprocess.Popen(
-        [sys.executable, os.path.join(TOOLS, "mujoco_sim.py"), "--scenario",
-         os.path.join(TOOLS, "scenarios", "quadruped.yaml"), "--config", config, "--lockstep", "0.05",
-         "--duration", str(duration), "--log", log, "--push", f"{a.push_t},{PUSH_S},0,{force},0",
+    rc, berr, node_summary, wall = run_lockstep(
+        a.node, config, out_dir, log, duration,
+        ["--push", f"{a.push_t},{PUSH_S},0,{force},0",
          # the bridge waits for every command as long as the node may take (default 10 s)
          "--lockstep-timeout", str(max(10.0, 2.0 * (a.deadline_s or 0.0)))],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    node = subprocess.Popen(
-        [a.node, "--ros-args", "-p", f"config_file:={config}", "-p", "sim:=false", "-p", "start_enabled:=true",
-         "-p", "floating_base:=true", "-p", "use_sim_time:=true"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=out_dir)
-    t0 = time.monotonic()
-    try:
-        _, berr = bridge.communicate(timeout=a.limit)
-    except subprocess.TimeoutExpired:
-        bridge.kill()
-        _, berr = bridge.communicate()
-    wall = time.monotonic() - t0
-    node.send_signal(signal.SIGINT)
-    try:
-        _, nerr = node.communicate(timeout=30)
-    except subprocess.TimeoutExpired:
-        node.kill()
-        _, nerr = node.communicate()
-    node_summary = next((l.strip() for l in nerr.splitlines() if "shutting down after" in l), "")
-    if bridge.returncode != 0 or not os.path.exists(log):
-        return {"impulse": impulse, "survived": False, "why": f"bridge failed ({bridge.returncode}): {berr[-300:]}",
+        a.limit)
+    if rc != 0 or not os.path.exists(log):
+        return {"impulse": impulse, "survived": False, "why": f"bridge failed ({rc}): {berr[-300:]}",
                 "wall_s": wall}
     with open(log) as f:
         summary = json.load(f)["summary"]
@@ -205,10 +182,9 @@ def main():
         raise SystemExit("--impulses and --bisect take comma-separated numbers") from None
     if bounds and len(bounds) != 2:
         raise SystemExit("--bisect takes LO,HI")
-    if os.environ.get(NETNS_ENV) is None:
-        flags = ["-n"] if os.geteuid() == 0 else ["-r", "-n"]
-        env = dict(os.environ, **{NETNS_ENV: "1"})
-        return subprocess.call(["unshare", *flags, "bash", "-c", SETUP, sys.executable, *sys.argv], env=env)
+    status = reexec_in_private_netns()
+    if status is not None:
+        return status
     os.makedirs(a.out, exist_ok=True)
     results = []
 

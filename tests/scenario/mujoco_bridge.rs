@@ -23,9 +23,8 @@
 #![allow(clippy::needless_range_loop)]
 
 use crate::support::mujoco::{
-    python, require_python_modules, scenario, serial, tmp_dir, tool, Killer,
+    enter_dds_test, python, require_python_modules, scenario, serial, tmp_dir, tool, Killer,
 };
-use crate::support::netns;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -358,11 +357,9 @@ const TIMEOUT: f64 = 0.1;
 
 #[test]
 fn hopper_bridge_over_dds() {
-    let _serial = serial();
-    if !netns::enter(module_path!(), "hopper_bridge_over_dds") {
+    let Some(_serial) = enter_dds_test(module_path!(), "hopper_bridge_over_dds") else {
         return;
-    }
-    require_python_modules();
+    };
     let dir = tmp_dir("bridge");
     let (log1, log2) = (dir.join("run1.json"), dir.join("run2.json"));
     // The peer: a constant command from 1 s to 2 s after its first joint_states, recording all.
@@ -608,11 +605,11 @@ fn hopper_bridge_over_dds() {
 
 #[test]
 fn quadruped_bridge_publishes_joints_and_odom() {
-    let _serial = serial();
-    if !netns::enter(module_path!(), "quadruped_bridge_publishes_joints_and_odom") {
+    let Some(_serial) =
+        enter_dds_test(module_path!(), "quadruped_bridge_publishes_joints_and_odom")
+    else {
         return;
-    }
-    require_python_modules();
+    };
     let dir = tmp_dir("quadruped");
     let log = dir.join("run.json");
     let mut peer = spawn_peer(&["--odom", "--effort", "1,1", "--duration", "6"]);
@@ -691,11 +688,9 @@ fn quadruped_bridge_publishes_joints_and_odom() {
 
 #[test]
 fn pusher_bridge_publishes_the_box() {
-    let _serial = serial();
-    if !netns::enter(module_path!(), "pusher_bridge_publishes_the_box") {
+    let Some(_serial) = enter_dds_test(module_path!(), "pusher_bridge_publishes_the_box") else {
         return;
-    }
-    require_python_modules();
+    };
     let dir = tmp_dir("pusher");
     let log = dir.join("run.json");
     // An elbow torque of 0.5 N m from 0.5 s to 1.0 s swings the pushing plate into the box.

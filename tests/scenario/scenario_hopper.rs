@@ -11,11 +11,9 @@
 //! the initial state until the node's first command (`--start-on-command`).
 
 use crate::support::hopper::flight_phases;
-use crate::support::mujoco::{python, require_python_modules, root, serial, tmp_dir, tool, Killer};
+use crate::support::mujoco::{enter_dds_test, python, root, tmp_dir, tool, Killer};
 use crate::support::scenario as scenario_common;
 use scenario_common::{interrupt, numbers, read_log, spawn_node, wait};
-
-use crate::support::netns;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -74,11 +72,10 @@ fn spawn_bridge(name: &str, seconds: f64, log: &Path) -> Killer {
 
 #[test]
 fn node_hops_the_mujoco_hopper_forward() {
-    let _serial = serial();
-    if !netns::enter(module_path!(), "node_hops_the_mujoco_hopper_forward") {
+    let Some(_serial) = enter_dds_test(module_path!(), "node_hops_the_mujoco_hopper_forward")
+    else {
         return;
-    }
-    require_python_modules();
+    };
     let dir = tmp_dir("hopper");
     let log = dir.join("mujoco.json");
     let config = config();
@@ -143,11 +140,10 @@ fn node_hops_the_mujoco_hopper_forward() {
 /// records the joint_states and effort commands on the wire with its receive times.
 #[test]
 fn bump_bridge_stop_and_bridge_restart() {
-    let _serial = serial();
-    if !netns::enter(module_path!(), "bump_bridge_stop_and_bridge_restart") {
+    let Some(_serial) = enter_dds_test(module_path!(), "bump_bridge_stop_and_bridge_restart")
+    else {
         return;
-    }
-    require_python_modules();
+    };
     let dir = tmp_dir("restart");
     let (log_a, log_b) = (dir.join("bump.json"), dir.join("restart.json"));
     let mut peer = Killer(Some(

@@ -8,10 +8,8 @@
 //! every sample of the bridge's log, from the box's own pose); every applied command is finite
 //! and within the URDF's effort limits; SIGINT ends the node with exit code 0.
 
-use crate::support::mujoco::{require_python_modules, root, serial, tmp_dir};
+use crate::support::mujoco::{enter_dds_test, root, tmp_dir};
 use crate::support::scenario::{numbers, run_scenario};
-
-use crate::support::netns;
 
 use std::time::Duration;
 
@@ -22,11 +20,10 @@ const EFFORT: [f64; 3] = [30.0, 20.0, 8.0];
 
 #[test]
 fn node_pushes_the_mujoco_box_to_its_target() {
-    let _serial = serial();
-    if !netns::enter(module_path!(), "node_pushes_the_mujoco_box_to_its_target") {
+    let Some(_serial) = enter_dds_test(module_path!(), "node_pushes_the_mujoco_box_to_its_target")
+    else {
         return;
-    }
-    require_python_modules();
+    };
     let dir = tmp_dir("pusher_mpc");
     let config = root().join("config/pusher_mpc.yaml");
     let limit = Duration::from_secs(120);
@@ -42,14 +39,12 @@ fn node_pushes_the_mujoco_box_to_its_target() {
 /// simulated time.
 #[test]
 fn node_pushes_the_box_in_lockstep_on_the_simulated_clock() {
-    let _serial = serial();
-    if !netns::enter(
+    let Some(_serial) = enter_dds_test(
         module_path!(),
         "node_pushes_the_box_in_lockstep_on_the_simulated_clock",
-    ) {
+    ) else {
         return;
-    }
-    require_python_modules();
+    };
     let dir = tmp_dir("pusher_lockstep");
     let config = root().join("config/pusher_mpc.yaml");
     let limit = Duration::from_secs(120);

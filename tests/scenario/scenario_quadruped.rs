@@ -15,10 +15,8 @@
 //! 0.25 s each] and rises at least 2 cm [4-5 cm]; every command is finite and within the URDF's
 //! effort limits; the bridge never waited in vain for a command; SIGINT ends the node with 0.
 
-use crate::support::mujoco::{require_python_modules, root, serial, tmp_dir};
+use crate::support::mujoco::{enter_dds_test, root, tmp_dir};
 use crate::support::scenario::{numbers, run_scenario};
-
-use crate::support::netns;
 
 use std::time::Duration;
 
@@ -42,14 +40,12 @@ struct Flights {
 
 #[test]
 fn node_stands_the_mujoco_quadruped_up_and_walks_it_on_the_simulated_clock() {
-    let _serial = serial();
-    if !netns::enter(
+    let Some(_serial) = enter_dds_test(
         module_path!(),
         "node_stands_the_mujoco_quadruped_up_and_walks_it_on_the_simulated_clock",
-    ) {
+    ) else {
         return;
-    }
-    require_python_modules();
+    };
     let dir = tmp_dir("quadruped_walk");
     let config = root().join("config/quadruped_mpc.yaml");
     let params = ["floating_base:=true"];

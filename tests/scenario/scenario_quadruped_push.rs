@@ -26,8 +26,7 @@
 //! 6 N·s rolls it 0.029 rad and moves it 6 cm sideways; HR lifts 0.4 s before its turn in the
 //! gait and stays up 0.65 s; 0.28 m forward in the 3 s after the push (0.275 unpushed).
 
-use crate::support::mujoco::{require_python_modules, root, serial, tmp_dir};
-use crate::support::netns;
+use crate::support::mujoco::{enter_dds_test, root, tmp_dir};
 use crate::support::scenario::{numbers, run_scenario_with};
 
 use std::path::Path;
@@ -212,14 +211,12 @@ fn push_and_recover(tag: &str, config: &Path, impulse: f64, push_t: f64, dir: &P
 
 #[test]
 fn standing_quadruped_recovers_from_a_lateral_push() {
-    let _serial = serial();
-    if !netns::enter(
+    let Some(_serial) = enter_dds_test(
         module_path!(),
         "standing_quadruped_recovers_from_a_lateral_push",
-    ) {
+    ) else {
         return;
-    }
-    require_python_modules();
+    };
     let dir = tmp_dir("quadruped_push_stand");
     let config = standing_config(&dir);
     push_and_recover("standing", &config, 7.0, 2.0, &dir);
@@ -228,14 +225,12 @@ fn standing_quadruped_recovers_from_a_lateral_push() {
 
 #[test]
 fn walking_quadruped_recovers_from_a_lateral_push() {
-    let _serial = serial();
-    if !netns::enter(
+    let Some(_serial) = enter_dds_test(
         module_path!(),
         "walking_quadruped_recovers_from_a_lateral_push",
-    ) {
+    ) else {
         return;
-    }
-    require_python_modules();
+    };
     let dir = tmp_dir("quadruped_push_walk");
     let config = root().join("config/quadruped_mpc.yaml");
     let summary = push_and_recover("walking", &config, 6.0, 2.5, &dir);

@@ -24,6 +24,19 @@ pub fn serial() -> MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// The start of a MuJoCo test over DDS: the one-at-a-time lock, then the test re-run inside
+/// a private network namespace (`netns::enter`), then the module check. `None` in the outer
+/// process once the re-run has finished (the test then returns); in the namespace the lock's
+/// guard, to hold for the test.
+pub fn enter_dds_test(module: &str, test: &str) -> Option<MutexGuard<'static, ()>> {
+    let turn = serial();
+    if !super::netns::enter(module, test) {
+        return None;
+    }
+    require_python_modules();
+    Some(turn)
+}
+
 /// The Python modules of the bridge and its peers, or a message saying how to get them.
 pub fn require_python_modules() {
     let out = Command::new(python())

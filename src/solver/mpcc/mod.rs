@@ -320,16 +320,9 @@ impl MpccSolver {
         nlp.bounds(xl, xu, gl, gu);
         for i in 0..self.relaxed.n_pairs() {
             let code = self.imposed_sides[i];
-            self.relaxed.imposed[i] = if code == 0 {
-                0
-            } else {
-                let h = code == 2;
-                match (h, self.relaxed.members_fixable(i, h, xl)) {
-                    (false, false) => 1,
-                    (true, false) => 2,
-                    (false, true) => 4,
-                    (true, true) => 8,
-                }
+            self.relaxed.imposed[i] = match code {
+                0 => 0,
+                _ => self.relaxed.fix_bits(i, code == 2, xl),
             };
         }
     }
@@ -934,13 +927,7 @@ impl MpccSolver {
                 continue;
             }
             let h = self.gv[i] > self.hv[i];
-            let members = self.relaxed.members_fixable(i, h, xl);
-            self.relaxed.fix[i] = match (h, members) {
-                (false, false) => 1,
-                (true, false) => 2,
-                (false, true) => 4,
-                (true, true) => 8,
-            };
+            self.relaxed.fix[i] = self.relaxed.fix_bits(i, h, xl);
         }
         self.relaxed.sigma = st.sigma0;
         let mut s = st.ipm.clone();

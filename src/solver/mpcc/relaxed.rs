@@ -55,7 +55,7 @@ pub struct RelaxedStructure {
     /// Per pair, bits: 1 fix G = 0, 2 fix H = 0 (3 both: polishing); 4 and 8 fix G (H)
     /// through its members ([`Complementarity::g_members`]: each member `x_j = 0`, the side's
     /// row left free) where the side is a row and a sum of variables with lower bound 0; the
-    /// caller sets these bits only where that holds (see [`RelaxedStructure::members_fixable`]).
+    /// caller sets these bits only where that holds (see [`RelaxedStructure::fix_bits`]).
     pub fix: Vec<u8>,
     /// Per pair, sides fixed in every subproblem (same bits as `fix`, combined with them):
     /// an imposed contact schedule ([`MpccSolver::set_imposed_sides`](super::MpccSolver::set_imposed_sides)).
@@ -106,6 +106,18 @@ impl RelaxedStructure {
             &self.g_members[i]
         };
         !m.is_empty() && m.iter().all(|&j| x_l.get(j) == Some(&0.0))
+    }
+
+    /// The `fix` bits that fix side `h` (false: G, true: H) of pair `i` to zero: through its
+    /// members (4, 8) where [`RelaxedStructure::members_fixable`], the side itself (1, 2)
+    /// otherwise.
+    pub fn fix_bits(&self, i: usize, h: bool, x_l: &[f64]) -> u8 {
+        match (h, self.members_fixable(i, h, x_l)) {
+            (false, false) => 1,
+            (true, false) => 2,
+            (false, true) => 4,
+            (true, true) => 8,
+        }
     }
 
     /// Number of rows of the original NLP (rows `0..m0` of the relaxed NLP are those rows).
