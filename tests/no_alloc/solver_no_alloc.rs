@@ -79,3 +79,58 @@ fn mpcc_homotopy_with_two_paths_does_not_allocate() {
         assert_eq!(n, 0, "{}: {n} allocations", prob.name);
     }
 }
+
+/// A warm start whose first path fails and whose fallback path
+/// (`HomotopySettings::warm_fallback_sigma0`) solves allocates nothing once the buffers have
+/// their size (the fallback path's steps have their own buffer, sized with the settings).
+#[test]
+fn mpcc_warm_fallback_path_does_not_allocate() {
+    use fesdj_mpc::solver::problems::{macmpec, Backend};
+    use fesdj_mpc::solver::{HomotopySettings, MpccResult, MpccSolver, WarmPoint};
+    let _turn = crate::support::serial::file(module_path!());
+    let warm = HomotopySettings {
+        sigma0: 1e-9,
+        warm_fallback_sigma0: 1.0,
+        warm_first_max_iter: 1,
+        ..HomotopySettings::default()
+    };
+    for prob in macmpec::collection(Backend::Dense)
+        .into_iter()
+        .filter(|p| matches!(p.name, "bard1" | "scholtes1" | "kth1"))
+    {
+        let (nlp, comp) = (prob.nlp.as_ref(), prob.comp.as_ref());
+        let mut solver = MpccSolver::new(nlp, comp, HomotopySettings::default()).unwrap();
+        let mut out = MpccResult::empty();
+        solver.solve_into(nlp, comp, &[], None, &mut out).unwrap();
+        assert_eq!(out.status, Status::Solved, "{}", prob.name);
+        // The warm start: the solution moved off by 0.5 in every variable, its multipliers.
+        let x: Vec<f64> = out.x.iter().map(|v| v + 0.5).collect();
+        let (l, a, b) = solver.duals();
+        let (l, a, b) = (l.to_vec(), a.to_vec(), b.to_vec());
+        solver.set_settings(warm.clone()).unwrap();
+        let start = WarmPoint {
+            x: &x,
+            lambda: &l,
+            z_l: &a,
+            z_u: &b,
+        };
+        solver
+            .solve_warm_into(nlp, comp, &[], start, &mut out)
+            .unwrap();
+        solver
+            .solve_warm_into(nlp, comp, &[], start, &mut out)
+            .unwrap();
+        let before = alloc_common::allocations();
+        solver
+            .solve_warm_into(nlp, comp, &[], start, &mut out)
+            .unwrap();
+        let n = alloc_common::allocations() - before;
+        assert_eq!(out.status, Status::Solved, "{}", prob.name);
+        assert!(
+            out.steps.iter().any(|s| s.sigma == 1.0),
+            "{}: the fallback path ran",
+            prob.name
+        );
+        assert_eq!(n, 0, "{}: {n} allocations", prob.name);
+    }
+}

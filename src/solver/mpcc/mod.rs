@@ -205,6 +205,8 @@ pub struct MpccSolver {
     xs: Vec<f64>,
     xp: Vec<f64>,
     steps: Vec<HomotopyStep>,
+    /// Steps of a warm start's fallback path ([`HomotopySettings::warm_fallback_sigma0`]).
+    fallback_steps: Vec<HomotopyStep>,
     /// Pairs left relaxed (at σ₀) in the warm active-set NLP instead of fixed.
     as_free: Vec<bool>,
     /// Per pair, the side an imposed schedule fixes: 0 none, 1 G, 2 H
@@ -247,6 +249,7 @@ impl MpccSolver {
             xs: vec![0.0; n],
             xp: vec![0.0; n],
             steps: Vec::with_capacity(settings.max_recorded_steps()),
+            fallback_steps: Vec::with_capacity(settings.max_recorded_steps()),
             as_free: vec![false; k],
             imposed_sides: vec![0; k],
             as_mask: vec![false; k],
@@ -279,6 +282,14 @@ impl MpccSolver {
                 name: "relaxation",
                 why: "cannot change after the solver is built".into(),
             });
+        }
+        // Room for the longest homotopy of the new settings (a fallback path doubles it), so
+        // that the solves allocate nothing.
+        let want = settings.max_recorded_steps();
+        for v in [&mut self.steps, &mut self.fallback_steps] {
+            if v.capacity() < want {
+                v.reserve(want - v.len());
+            }
         }
         self.settings = settings;
         Ok(())
@@ -536,7 +547,14 @@ impl MpccSolver {
         steps.reserve(st.max_recorded_steps());
         out.steps.clear();
         out.steps.reserve(st.max_recorded_steps());
+        let fallback = st.warm_fallback_sigma0 > 0.0 && matches!(first, First::Warm(_));
         let r = self.homotopy(nlp, comp, p, first, &st, t0, &mut steps, out);
+        let r = match r {
+            Ok(()) if fallback && !out.status.is_success() => {
+                self.warm_fallback(nlp, comp, p, first, &st, t0, &mut steps, out)
+            }
+            r => r,
+        };
         out.steps.extend_from_slice(&steps);
         self.steps = steps;
         r?;
@@ -609,6 +627,41 @@ impl MpccSolver {
         r
     }
 
+    /// The fallback path of a warm start ([`HomotopySettings::warm_fallback_sigma0`]) after the
+    /// first path failed with the result `out`: the homotopy again from the same warm start
+    /// with the fallback σ₀, no active-set attempt, within the rest of the wall-clock budget.
+    /// Its result replaces `out` (the iterations of both paths counted); `steps` gets its
+    /// steps after the first path's.
+    #[allow(clippy::too_many_arguments)]
+    fn warm_fallback(
+        &mut self,
+        nlp: &dyn Nlp,
+        comp: &dyn Complementarity,
+        p: &[f64],
+        first: First<'_>,
+        st: &HomotopySettings,
+        t0: Instant,
+        steps: &mut Vec<HomotopyStep>,
+        out: &mut MpccResult,
+    ) -> Result<(), SolverError> {
+        if st.max_wall_time - t0.elapsed().as_secs_f64() <= 0.0 || out.status == Status::MaxTime {
+            return Ok(());
+        }
+        let mut st2 = st.clone();
+        st2.sigma0 = st.warm_fallback_sigma0;
+        st2.warm_active_set = false;
+        st2.warm_fallback_sigma0 = 0.0;
+        let before = out.nlp_iterations;
+        let mut more = std::mem::take(&mut self.fallback_steps);
+        more.clear();
+        let r = self.homotopy(nlp, comp, p, first, &st2, t0, &mut more, out);
+        steps.extend_from_slice(&more);
+        self.fallback_steps = more;
+        out.nlp_iterations += before;
+        out.time_s = t0.elapsed().as_secs_f64();
+        r
+    }
+
     /// Exchange the kept point (x, λ, z_L, z_U) with `first_point` (same sizes).
     fn swap_first_point(&mut self) {
         let [kx, kl, ka, kb] = &mut self.first_point;
@@ -668,6 +721,9 @@ impl MpccSolver {
             let k0 = schedule.first();
             if !k0 || warm_first {
                 ipm_settings.mu_init = (st.mu_warm_factor * sigma).clamp(1e-9, 1e-3);
+            }
+            if warm_first && st.warm_fallback_sigma0 > 0.0 && st.warm_first_max_iter > 0 {
+                ipm_settings.max_iter = st.warm_first_max_iter;
             }
             self.ipm.set_settings(ipm_settings)?;
             let ts = Instant::now();
@@ -747,6 +803,10 @@ impl MpccSolver {
             if status == Status::MaxTime {
                 break;
             }
+            // A warm start's first path with a fallback stops at its first failed NLP.
+            if !ok && warm_first && st.warm_fallback_sigma0 > 0.0 {
+                break;
+            }
             // Early polishing from the last solved point (which `self.x` holds; `rmin` is
             // its residual), once per solved point.
             if !ok
@@ -769,7 +829,10 @@ impl MpccSolver {
             schedule.advance(ok);
         }
         let homotopy_steps = steps.len() - early_attempts - extra_steps;
+        // A warm start's first path with a fallback leaves a failure to the fallback path.
+        let to_fallback = matches!(first, First::Warm(_)) && st.warm_fallback_sigma0 > 0.0;
         let want_polish = match st.polish {
+            _ if to_fallback && !converged => false,
             Polish::Never => false,
             Polish::IfNotConverged => !converged,
             Polish::Always => !polished,

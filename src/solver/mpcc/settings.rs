@@ -101,6 +101,17 @@ pub struct HomotopySettings {
     /// it off; `fesdj mpcc solve` sets `σ₀/√κ` ≈ 3.16
     /// ([`HomotopySettings::for_problem_files`]).
     pub second_path_sigma0: f64,
+    /// A fallback path for warm starts **[ours]**: when the homotopy of a warm-started solve
+    /// (an MPC tick) does not succeed, it runs again from the same warm start with `σ₀` = this
+    /// value and without the warm active-set attempt, within what is left of
+    /// `max_wall_time`. With a small warm `σ₀` (the first relaxed NLP already at the target,
+    /// which converges in a few iterations from a good warm start) the first path then stops
+    /// at its first failed relaxed NLP, each of its NLPs limited to `warm_first_max_iter` IPM
+    /// iterations. 0 (default) turns it off.
+    pub warm_fallback_sigma0: f64,
+    /// IPM iteration limit of each relaxed NLP of a warm start's first path when
+    /// `warm_fallback_sigma0` is set (0: `ipm.max_iter`).
+    pub warm_first_max_iter: usize,
     /// The Hessian of the Lagrangian of the NLPs built from a problem file (`exact`, default,
     /// or `gauss_newton`: the objective's alone, see [`HessianApproximation`]). The homotopy
     /// itself does not read it; the builder of the NLP does (`FesdjProblem::new`; a
@@ -152,6 +163,8 @@ impl Default for HomotopySettings {
             mu_warm_factor: 0.1,
             max_wall_time: f64::INFINITY,
             second_path_sigma0: 0.0,
+            warm_fallback_sigma0: 0.0,
+            warm_first_max_iter: 0,
             hessian: HessianApproximation::Exact,
             // Warm starts along the homotopy push the previous solution only 1e-9 off the
             // bounds (IPOPT's default 1e-3 is meant for one warm-started NLP): at σ_k ≪ 1e-3 a
@@ -189,9 +202,15 @@ impl HomotopySettings {
     /// early polishing attempt per solved step, plus the polishing steps and the warm
     /// active-set attempt.
     pub fn max_recorded_steps(&self) -> usize {
-        self.max_homotopy_steps
+        let one = self
+            .max_homotopy_steps
             .saturating_mul(self.step_retries.saturating_add(2))
-            .saturating_add(3)
+            .saturating_add(3);
+        if self.warm_fallback_sigma0 > 0.0 {
+            one.saturating_mul(2)
+        } else {
+            one
+        }
     }
 
     /// Check the ranges.
@@ -240,6 +259,12 @@ impl HomotopySettings {
             return err(
                 "mu_warm_factor",
                 format!("must be > 0, got {}", self.mu_warm_factor),
+            );
+        }
+        if !(self.warm_fallback_sigma0 >= 0.0 && self.warm_fallback_sigma0.is_finite()) {
+            return err(
+                "warm_fallback_sigma0",
+                format!("must be finite and >= 0, got {}", self.warm_fallback_sigma0),
             );
         }
         if !(self.second_path_sigma0 >= 0.0 && self.second_path_sigma0.is_finite()) {
