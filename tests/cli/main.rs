@@ -17,6 +17,7 @@ mod support;
 mod cli_bench;
 mod cli_eval;
 mod cli_mpc;
+mod cli_mpc_fesd;
 mod cli_mpcc;
 mod cli_plot;
 mod cli_simulate;
