@@ -72,6 +72,22 @@ fn settings(active_set: bool) -> HomotopySettings {
 
 /// Cold solve at (0.3, 0), then a warm solve from its primal-dual solution at `p_new`.
 fn warm_after_cold(active_set: bool, free: bool, p_new: [f64; 2]) -> (MpccResult, MpccResult) {
+    let warm = HomotopySettings {
+        sigma0: 1e-6,
+        ..settings(active_set)
+    };
+    warm_after_cold_with(settings(active_set), warm, free, p_new)
+}
+
+/// Cold solve at (0.3, 0) with `cold`, then a warm solve with `warm` from its primal-dual
+/// solution at `p_new`; with `free` the pair stays relaxed in the warm active-set NLP. Also
+/// used by `warm_fallback`.
+pub(crate) fn warm_after_cold_with(
+    cold: HomotopySettings,
+    warm: HomotopySettings,
+    free: bool,
+    p_new: [f64; 2],
+) -> (MpccResult, MpccResult) {
     let (nlp, comp) = problem();
     assert_eq!(
         comp.g_members(0),
@@ -79,7 +95,7 @@ fn warm_after_cold(active_set: bool, free: bool, p_new: [f64; 2]) -> (MpccResult
         "G = a + b is recognised as a sum"
     );
     assert!(comp.h_members(0).is_empty());
-    let mut solver = MpccSolver::new(nlp.as_ref(), &comp, settings(active_set)).expect("solver");
+    let mut solver = MpccSolver::new(nlp.as_ref(), &comp, cold).expect("solver");
     if free {
         solver.set_active_set_free(&[true]).expect("one pair");
     }
@@ -89,10 +105,8 @@ fn warm_after_cold(active_set: bool, free: bool, p_new: [f64; 2]) -> (MpccResult
     let (l, zl, zu) = solver.duals();
     let (l, zl, zu) = (l.to_vec(), zl.to_vec(), zu.to_vec());
     let x = cold.x.clone();
-    let mut warm = MpccResult::empty();
-    let mut s = settings(active_set);
-    s.sigma0 = 1e-6;
-    solver.set_settings(s).expect("settings");
+    let mut out = MpccResult::empty();
+    solver.set_settings(warm).expect("settings");
     solver
         .solve_warm_into(
             nlp.as_ref(),
@@ -104,16 +118,16 @@ fn warm_after_cold(active_set: bool, free: bool, p_new: [f64; 2]) -> (MpccResult
                 z_l: &zl,
                 z_u: &zu,
             },
-            &mut warm,
+            &mut out,
         )
         .expect("warm solve runs");
-    for st in &warm.steps {
+    for st in &out.steps {
         eprintln!(
             "σ {:.1e} {:?} {} it, min(G,H) {:.1e}, f {:.9}",
             st.sigma, st.status, st.iterations, st.comp_residual, st.objective
         );
     }
-    (cold, warm)
+    (cold, out)
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! `HomotopySettings::warm_fallback_sigma0`: a warm-started solve whose first path (a small
 //! warm σ₀) fails runs the homotopy again from the same warm start with the fallback σ₀.
 //!
-//! The problem of `solver_warm_active_set` (parameters `(p, q)`, variables `a, b, y ≥ 0`):
+//! The problem and the cold-then-warm helper of `solver_warm_active_set` (parameters `(p, q)`, variables `a, b, y ≥ 0`):
 //!
 //! ```text
 //! min (a − p)² + (b − p)² + (y − 1)²   s.t.  a + b ≥ q,   0 ≤ a + b ⟂ y ≥ 0,
@@ -10,94 +10,20 @@
 //! solved by hand there: at (p, q) = (0.3, 0) the minimiser is `a = b = 0, y = 1` (f = 0.18);
 //! at (0.3, 0.5) that branch is infeasible and the minimiser is `a = b = 0.3, y = 0` (f = 1).
 
-use fesdj_mpc::ad::Scalar;
-use fesdj_mpc::ad::{Function, Sx};
-use fesdj_mpc::solver::ad_nlp::{from_scalar_problem, AdComplementarity};
-use fesdj_mpc::solver::dense::ScalarProblem;
-use fesdj_mpc::solver::{
-    HomotopySettings, MpccResult, MpccSolver, Nlp, SolverError, Status, WarmPoint,
-};
+use fesdj_mpc::solver::{HomotopySettings, MpccResult, SolverError, Status};
 
-struct SumPair;
-
-impl ScalarProblem for SumPair {
-    fn n(&self) -> usize {
-        3
-    }
-    fn m(&self) -> usize {
-        1
-    }
-    fn n_p(&self) -> usize {
-        2
-    }
-    fn bounds(&self, x_l: &mut [f64], x_u: &mut [f64], g_l: &mut [f64], g_u: &mut [f64]) {
-        x_l.fill(0.0);
-        x_u.fill(f64::INFINITY);
-        g_l[0] = 0.0;
-        g_u[0] = f64::INFINITY;
-    }
-    fn initial_point(&self, x0: &mut [f64]) {
-        x0.copy_from_slice(&[0.5, 0.5, 0.5]);
-    }
-    fn objective<S: Scalar>(&self, x: &[S], p: &[S]) -> S {
-        let one = S::from_f64(1.0);
-        (x[0] - p[0]) * (x[0] - p[0]) + (x[1] - p[0]) * (x[1] - p[0]) + (x[2] - one) * (x[2] - one)
-    }
-    fn constraints<S: Scalar>(&self, x: &[S], p: &[S], g: &mut [S]) {
-        g[0] = x[0] + x[1] - p[1];
-    }
-}
-
-fn problem() -> (Box<dyn Nlp>, AdComplementarity) {
-    let nlp = from_scalar_problem(&SumPair).expect("the NLP builds");
-    let x = Sx::sym_vec("x", 3);
-    let p = Sx::sym_vec("p", 2);
-    let g = Function::new("G", &[&x, &p], &[&[x[0] + x[1]]]).expect("G");
-    let h = Function::new("H", &[&x, &p], &[&[x[2]]]).expect("H");
-    let comp = AdComplementarity::new(&g, &h).expect("pairs");
-    (Box::new(nlp), comp)
-}
+use super::solver_warm_active_set::warm_after_cold_with;
 
 /// Cold solve at (0.3, 0) with the default settings, then one warm solve from its primal-dual
 /// solution at `p_new` with `warm` (σ₀ included).
 fn warm_after_cold(warm: HomotopySettings, p_new: [f64; 2]) -> MpccResult {
-    let (nlp, comp) = problem();
-    let mut solver =
-        MpccSolver::new(nlp.as_ref(), &comp, HomotopySettings::default()).expect("solver");
-    let cold = solver
-        .solve(nlp.as_ref(), &comp, &[0.3, 0.0], None)
-        .expect("cold solve runs");
+    let (cold, out) = warm_after_cold_with(HomotopySettings::default(), warm, false, p_new);
     assert_eq!(cold.status, Status::Solved);
     assert!(
         (cold.objective - 0.18).abs() < 1e-8,
         "f = {}",
         cold.objective
     );
-    let (l, zl, zu) = solver.duals();
-    let (l, zl, zu) = (l.to_vec(), zl.to_vec(), zu.to_vec());
-    let x = cold.x.clone();
-    solver.set_settings(warm).expect("settings");
-    let mut out = MpccResult::empty();
-    solver
-        .solve_warm_into(
-            nlp.as_ref(),
-            &comp,
-            &p_new,
-            WarmPoint {
-                x: &x,
-                lambda: &l,
-                z_l: &zl,
-                z_u: &zu,
-            },
-            &mut out,
-        )
-        .expect("warm solve runs");
-    for st in &out.steps {
-        eprintln!(
-            "σ {:.1e} {:?} {} it, min(G,H) {:.1e}, f {:.9}",
-            st.sigma, st.status, st.iterations, st.comp_residual, st.objective
-        );
-    }
     out
 }
 

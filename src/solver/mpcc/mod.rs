@@ -205,8 +205,6 @@ pub struct MpccSolver {
     xs: Vec<f64>,
     xp: Vec<f64>,
     steps: Vec<HomotopyStep>,
-    /// Steps of a warm start's fallback path ([`HomotopySettings::warm_fallback_sigma0`]).
-    fallback_steps: Vec<HomotopyStep>,
     /// Pairs left relaxed (at σ₀) in the warm active-set NLP instead of fixed.
     as_free: Vec<bool>,
     /// Per pair, the side an imposed schedule fixes: 0 none, 1 G, 2 H
@@ -249,7 +247,6 @@ impl MpccSolver {
             xs: vec![0.0; n],
             xp: vec![0.0; n],
             steps: Vec::with_capacity(settings.max_recorded_steps()),
-            fallback_steps: Vec::with_capacity(settings.max_recorded_steps()),
             as_free: vec![false; k],
             imposed_sides: vec![0; k],
             as_mask: vec![false; k],
@@ -282,14 +279,6 @@ impl MpccSolver {
                 name: "relaxation",
                 why: "cannot change after the solver is built".into(),
             });
-        }
-        // Room for the longest homotopy of the new settings (a fallback path doubles it), so
-        // that the solves allocate nothing.
-        let want = settings.max_recorded_steps();
-        for v in [&mut self.steps, &mut self.fallback_steps] {
-            if v.capacity() < want {
-                v.reserve(want - v.len());
-            }
         }
         self.settings = settings;
         Ok(())
@@ -547,10 +536,9 @@ impl MpccSolver {
         steps.reserve(st.max_recorded_steps());
         out.steps.clear();
         out.steps.reserve(st.max_recorded_steps());
-        let fallback = st.warm_fallback_sigma0 > 0.0 && matches!(first, First::Warm(_));
         let r = self.homotopy(nlp, comp, p, first, &st, t0, &mut steps, out);
         let r = match r {
-            Ok(()) if fallback && !out.status.is_success() => {
+            Ok(()) if first_of_two(&st, first) && !out.status.is_success() => {
                 self.warm_fallback(nlp, comp, p, first, &st, t0, &mut steps, out)
             }
             r => r,
@@ -630,8 +618,8 @@ impl MpccSolver {
     /// The fallback path of a warm start ([`HomotopySettings::warm_fallback_sigma0`]) after the
     /// first path failed with the result `out`: the homotopy again from the same warm start
     /// with the fallback σ₀, no active-set attempt, within the rest of the wall-clock budget.
-    /// Its result replaces `out` (the iterations of both paths counted); `steps` gets its
-    /// steps after the first path's.
+    /// Its result replaces `out` (the iterations of both paths counted); its steps follow the
+    /// first path's in `steps`.
     #[allow(clippy::too_many_arguments)]
     fn warm_fallback(
         &mut self,
@@ -652,13 +640,8 @@ impl MpccSolver {
         st2.warm_active_set = false;
         st2.warm_fallback_sigma0 = 0.0;
         let before = out.nlp_iterations;
-        let mut more = std::mem::take(&mut self.fallback_steps);
-        more.clear();
-        let r = self.homotopy(nlp, comp, p, first, &st2, t0, &mut more, out);
-        steps.extend_from_slice(&more);
-        self.fallback_steps = more;
+        let r = self.homotopy(nlp, comp, p, first, &st2, t0, steps, out);
         out.nlp_iterations += before;
-        out.time_s = t0.elapsed().as_secs_f64();
         r
     }
 
@@ -684,6 +667,10 @@ impl MpccSolver {
         out: &mut MpccResult,
     ) -> Result<(), SolverError> {
         let mut schedule = Schedule::new(st);
+        // Steps of an earlier path (a fallback's first path) stay in `steps`.
+        let s0 = steps.len();
+        // The first path of a warm start with a fallback: each NLP limited, a failure ends it.
+        let fast = first_of_two(st, first);
         let mut iters = 0usize;
         let mut converged = false;
         let mut last_status = Status::MaxIterations;
@@ -700,7 +687,7 @@ impl MpccSolver {
         let mut extra_steps = 0usize;
         if let (First::Warm(w), true) = (first, st.warm_active_set) {
             let met = self.active_set_first(nlp, comp, p, w, st, t0, steps, &mut iters)?;
-            extra_steps = steps.len();
+            extra_steps = steps.len() - s0;
             if met {
                 have_solution = true;
                 converged = true;
@@ -722,7 +709,7 @@ impl MpccSolver {
             if !k0 || warm_first {
                 ipm_settings.mu_init = (st.mu_warm_factor * sigma).clamp(1e-9, 1e-3);
             }
-            if warm_first && st.warm_fallback_sigma0 > 0.0 && st.warm_first_max_iter > 0 {
+            if fast && st.warm_first_max_iter > 0 {
                 ipm_settings.max_iter = st.warm_first_max_iter;
             }
             self.ipm.set_settings(ipm_settings)?;
@@ -803,8 +790,7 @@ impl MpccSolver {
             if status == Status::MaxTime {
                 break;
             }
-            // A warm start's first path with a fallback stops at its first failed NLP.
-            if !ok && warm_first && st.warm_fallback_sigma0 > 0.0 {
+            if !ok && fast {
                 break;
             }
             // Early polishing from the last solved point (which `self.x` holds; `rmin` is
@@ -828,11 +814,10 @@ impl MpccSolver {
             // A retry starts from the last solved point, which `self.x` still holds.
             schedule.advance(ok);
         }
-        let homotopy_steps = steps.len() - early_attempts - extra_steps;
-        // A warm start's first path with a fallback leaves a failure to the fallback path.
-        let to_fallback = matches!(first, First::Warm(_)) && st.warm_fallback_sigma0 > 0.0;
+        let homotopy_steps = steps.len() - s0 - early_attempts - extra_steps;
         let want_polish = match st.polish {
-            _ if to_fallback && !converged => false,
+            // A failure of the first of two paths is left to the fallback path.
+            _ if fast && !converged => false,
             Polish::Never => false,
             Polish::IfNotConverged => !converged,
             Polish::Always => !polished,
@@ -1121,4 +1106,10 @@ impl MpccSolver {
         }
         v
     }
+}
+
+/// Whether a solve from `first` with `st` is the first of two paths: a warm start with a
+/// fallback path ([`HomotopySettings::warm_fallback_sigma0`]).
+fn first_of_two(st: &HomotopySettings, first: First<'_>) -> bool {
+    st.warm_fallback_sigma0 > 0.0 && matches!(first, First::Warm(_))
 }
