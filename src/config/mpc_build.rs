@@ -91,6 +91,13 @@ impl Problem {
             plant: _,
         } = spec;
         let ocp = self.ocp()?;
+        if ocp.ocp.periodic.is_some() {
+            return Err(invalid(
+                "ocp.periodic",
+                "an MPC starts every plan at the measured state; periodicity is for `fesdj solve` \
+                 and the gait library",
+            ));
+        }
         let sym = self.symbols();
         let (n_q, n_u) = (sym.n_q(), sym.n_u());
         let rate_hz = match rate_hz {

@@ -4,13 +4,15 @@ use std::rc::Rc;
 
 use crate::ad::Sx;
 use crate::config::expr::Expr;
-use crate::fesdj::ocp::Constraint;
+use crate::fesdj::ocp::{Constraint, Periodic};
 use crate::fesdj::{transcribe, Bounds, FesdjOptions, Layout, LsqTracking, Ocp, Transcription};
 use crate::mpc::PeriodicReference;
 
 use super::error::{invalid, shape, ConfigError};
 use super::problem::{ModelSource, Problem};
-use super::schema::{BoxSpec, ConstraintSpec, Numbers, OcpSpec, StartSpec, TrackingCost};
+use super::schema::{
+    BoxSpec, ConstraintSpec, Numbers, OcpSpec, PeriodicSpec, StartSpec, TrackingCost,
+};
 use super::symbols::{Scope, Symbols};
 use super::tree::{join_index, join_key};
 
@@ -543,6 +545,9 @@ impl Problem {
                 bounds,
             });
         }
+        if let Some(p) = &spec.periodic {
+            ocp.periodic = Some(periodic_of(&sym, p)?);
+        }
         ocp.validate().map_err(|source| ConfigError::Fesdj {
             field: "ocp".into(),
             source,
@@ -666,4 +671,50 @@ fn wsq<'a>(w: &[f64], x: impl Iterator<Item = &'a Sx>, r: &[f64]) -> Sx {
         }
     }
     acc
+}
+
+/// `ocp.periodic` by index (§10.11); errors name the entry.
+fn periodic_of(sym: &Symbols, spec: &PeriodicSpec) -> Result<Periodic, ConfigError> {
+    let n_x = 2 * sym.n_q();
+    let state = |field: String, name: &str| -> Result<usize, ConfigError> {
+        sym.q
+            .iter()
+            .chain(&sym.v)
+            .position(|n| n == name)
+            .ok_or_else(|| {
+                invalid(
+                    &field,
+                    format!("'{name}' is not a coordinate or velocity name"),
+                )
+            })
+    };
+    let mut free = vec![true; n_x];
+    for (i, name) in spec.fixed.iter().enumerate() {
+        free[state(format!("ocp.periodic.fixed[{i}]"), name)?] = false;
+    }
+    let mut shift = vec![0.0; n_x];
+    for (name, &s) in &spec.shift {
+        let field = format!("ocp.periodic.shift.{name}");
+        if !s.is_finite() {
+            return Err(invalid(&field, format!("must be finite, got {s}")));
+        }
+        shift[state(field, name)?] = s;
+    }
+    let mut rotations = Vec::with_capacity(spec.rotate.len());
+    for (r, rot) in spec.rotate.iter().enumerate() {
+        let a = state(format!("ocp.periodic.rotate[{r}].x"), &rot.x)?;
+        let b = state(format!("ocp.periodic.rotate[{r}].y"), &rot.y)?;
+        if !rot.angle.is_finite() {
+            return Err(invalid(
+                format!("ocp.periodic.rotate[{r}].angle"),
+                format!("must be finite, got {}", rot.angle),
+            ));
+        }
+        rotations.push((a, b, rot.angle));
+    }
+    Ok(Periodic {
+        shift,
+        free,
+        rotations,
+    })
 }

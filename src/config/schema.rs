@@ -389,6 +389,40 @@ pub struct OcpSpec {
     /// A staged start of `fesdj solve` **[ours]**, see [`StartSpec`].
     #[serde(default)]
     pub start: Option<StartSpec>,
+    /// Periodicity `x(T) = A x(0) + s` with a partly free initial state **[ours]**, see
+    /// [`PeriodicSpec`] (`fesdj solve` and the gait library only).
+    #[serde(default)]
+    pub periodic: Option<PeriodicSpec>,
+}
+
+/// Periodicity of an OCP **[ours]** (formulation §10.11): the state at `T` equals the state at
+/// 0 moved by `shift` and turned by `rotate`; the initial state is free except the components
+/// named in `fixed`, which stay at `initial`. State components are named by the coordinate and
+/// velocity names (`root_x`, `v_root_x`).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PeriodicSpec {
+    /// Components of `x(0)` that stay at `initial` (default none).
+    #[serde(default)]
+    pub fixed: Vec<String>,
+    /// `s` by name (the others 0).
+    #[serde(default)]
+    pub shift: std::collections::BTreeMap<String, f64>,
+    /// Planar rotations of pairs of components.
+    #[serde(default)]
+    pub rotate: Vec<RotateSpec>,
+}
+
+/// `(x, y)(T) = R(angle) (x, y)(0) + (s_x, s_y)` for two named state components.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RotateSpec {
+    /// First component (e.g. `v_root_x`).
+    pub x: String,
+    /// Second component (e.g. `v_root_y`).
+    pub y: String,
+    /// Angle (rad).
+    pub angle: f64,
 }
 
 /// A staged start of `fesdj solve` **[ours]**: the OCP is first solved from the default guess

@@ -42,7 +42,7 @@ pub use cls::{ClosureFunctions, ClsFunctions, ClsModel, ContactLaw};
 pub use error::FesdjError;
 pub use layout::Layout;
 pub use mpcc::{MpccFunctions, MpccValues, PairInfo, PairKind, RowInfo, RowKind, Transcription};
-pub use ocp::{Bounds, LsqTracking, Ocp};
+pub use ocp::{Bounds, LsqTracking, Ocp, Periodic};
 pub use options::{
     ConicFormulation, ConicSwitchHandling, CrossCompMode, FesdjOptions, FrictionModel,
     InitialGuess, PerContact, RkRepresentation, StepEquilibration,

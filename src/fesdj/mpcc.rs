@@ -74,6 +74,8 @@ pub enum RowKind {
     Path,
     /// Terminal constraint `g_T` (§4.4).
     Terminal,
+    /// Periodicity `x_i(T) − (A x(0))_i − s_i = 0` (§10.11).
+    Periodic,
 }
 
 /// Where a constraint row comes from.

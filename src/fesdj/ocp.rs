@@ -95,6 +95,37 @@ pub struct Constraint<F> {
     pub bounds: Bounds,
 }
 
+/// Periodicity **[ours]** (formulation §10.11): `x(T) = A x(0) + s`, where `A` is the
+/// identity except on the planar rotations, and the components of `x(0)` marked `free` are
+/// decision variables (within the `q`/`v` boxes) instead of fixed at `x0`. A gait over one
+/// period: the state at `T` equals the state at `0` moved by the travelled distance and turned
+/// by the travelled heading.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Periodic {
+    /// `s` (`2 n_q`, order `(q, v)`).
+    pub shift: Vec<f64>,
+    /// Which components of `x(0)` are free (`2 n_q`); the others stay at `x0`.
+    pub free: Vec<bool>,
+    /// Planar rotations `(i, j, θ)`: `(x_i, x_j)(T) = R(θ) (x_i, x_j)(0) + (s_i, s_j)`, e.g.
+    /// the horizontal base velocities of a gait that turns by `θ` per period.
+    pub rotations: Vec<(usize, usize, f64)>,
+}
+
+impl Periodic {
+    /// Row `i` of `A`: `(column, coefficient)` pairs (one, or two on a rotation).
+    pub fn row(&self, i: usize) -> Vec<(usize, f64)> {
+        for &(a, b, th) in &self.rotations {
+            if i == a {
+                return vec![(a, th.cos()), (b, -th.sin())];
+            }
+            if i == b {
+                return vec![(a, th.sin()), (b, th.cos())];
+            }
+        }
+        vec![(i, 1.0)]
+    }
+}
+
 /// An optimal control problem for a CLS over `[0, T]` (the horizon and discretisation are in
 /// [`FesdjOptions`](super::options::FesdjOptions)).
 pub struct Ocp {
@@ -120,6 +151,8 @@ pub struct Ocp {
     pub path: Option<Constraint<PathFn>>,
     /// Terminal constraints `lb ≤ g_T(q(T), v(T)) ≤ ub`.
     pub terminal: Option<Constraint<TerminalFn>>,
+    /// Periodicity `x(T) = A x(0) + s` with a partly free `x(0)`.
+    pub periodic: Option<Periodic>,
 }
 
 impl Ocp {
@@ -136,6 +169,7 @@ impl Ocp {
             v_bounds: None,
             path: None,
             terminal: None,
+            periodic: None,
         }
     }
 
@@ -189,6 +223,32 @@ impl Ocp {
             let v = Sx::sym_vec("v", n_q);
             let n = (c.fun)(&q, &v).len();
             c.bounds.check("terminal.bounds", n)?;
+        }
+        if let Some(p) = &self.periodic {
+            dim("periodic.shift", 2 * n_q, p.shift.len())?;
+            dim("periodic.free", 2 * n_q, p.free.len())?;
+            if let Some(i) = p.shift.iter().position(|x| !x.is_finite()) {
+                return Err(FesdjError::Problem {
+                    field: format!("periodic.shift[{i}]"),
+                    why: "must be finite".into(),
+                });
+            }
+            let mut seen = vec![false; 2 * n_q];
+            for (r, &(a, b, th)) in p.rotations.iter().enumerate() {
+                let bad = a >= 2 * n_q || b >= 2 * n_q || a == b || seen[a] || seen[b];
+                if bad || !th.is_finite() {
+                    return Err(FesdjError::Problem {
+                        field: format!("periodic.rotations[{r}]"),
+                        why: format!(
+                            "needs two different state indices below {} that no other \
+                             rotation uses, and a finite angle; got ({a}, {b}, {th})",
+                            2 * n_q
+                        ),
+                    });
+                }
+                seen[a] = true;
+                seen[b] = true;
+            }
         }
         Ok(())
     }

@@ -95,6 +95,62 @@ impl Builder<'_> {
         Ok(())
     }
 
+    /// Bounds of `x(0)`: fixed at `x0`, except the components a periodic problem frees
+    /// (§10.11), which get the `q`/`v` boxes (or none).
+    pub(crate) fn initial_state_box(&self) -> (Vec<f64>, Vec<f64>) {
+        let x0 = &self.ocp.x0;
+        let (mut lb, mut ub) = (x0.clone(), x0.clone());
+        if let Some(p) = &self.ocp.periodic {
+            let n_q = x0.len() / 2;
+            for (i, _) in p.free.iter().enumerate().filter(|(_, &f)| f) {
+                let (b, j) = if i < n_q {
+                    (&self.ocp.q_bounds, i)
+                } else {
+                    (&self.ocp.v_bounds, i - n_q)
+                };
+                lb[i] = b.as_ref().map_or(f64::NEG_INFINITY, |b| b.lb[j]);
+                ub[i] = b.as_ref().map_or(f64::INFINITY, |b| b.ub[j]);
+            }
+        }
+        (lb, ub)
+    }
+
+    /// Periodicity rows `x(T) − A x(0) − s = 0` (§10.11), one per state component.
+    pub(crate) fn periodic_rows(&mut self) {
+        let Some(p) = &self.ocp.periodic else {
+            return;
+        };
+        let (q, v) = self.layout.final_state();
+        let end: Vec<Sx> = self.x(q).into_iter().chain(self.x(v)).collect();
+        let start: Vec<Sx> = self
+            .x(&self.layout.x0_q)
+            .into_iter()
+            .chain(self.x(&self.layout.x0_v))
+            .collect();
+        let rows: Vec<Sx> = (0..end.len())
+            .map(|i| {
+                let ax0 = p
+                    .row(i)
+                    .into_iter()
+                    .fold(Sx::from(0.0), |acc, (j, a)| acc + start[j] * a);
+                end[i] - ax0 - p.shift[i]
+            })
+            .collect();
+        for (i, r) in rows.into_iter().enumerate() {
+            self.g.push(r);
+            self.lbg.push(0.0);
+            self.ubg.push(0.0);
+            self.g_info.push(RowInfo {
+                kind: RowKind::Periodic,
+                interval: None,
+                element: None,
+                point: None,
+                contact: None,
+                component: i,
+            });
+        }
+    }
+
     /// Objective (§4.3): RK quadrature of the Lagrange term with the weights `b_j` (not the
     /// integral-form `B_r`, see the pitfall of §3.2), Mayer term, LSQ tracking with references
     /// as parameters, step-equilibration penalty (§3.8.4) and the slip-rate regulariser (5').

@@ -253,12 +253,13 @@ impl Builder<'_> {
         let n_q = self.model.n_q();
         let n_u = self.model.n_u();
         let x0 = self.ocp.x0.clone();
+        let (lb0, ub0) = self.initial_state_box();
         self.layout.x0_q = self
             .vars
-            .add_vec("q_init", &x0[..n_q], &x0[..n_q], &x0[..n_q]);
+            .add_vec("q_init", &lb0[..n_q], &ub0[..n_q], &x0[..n_q]);
         self.layout.x0_v = self
             .vars
-            .add_vec("v_init", &x0[n_q..], &x0[n_q..], &x0[n_q..]);
+            .add_vec("v_init", &lb0[n_q..], &ub0[n_q..], &x0[n_q..]);
         self.alloc_params();
         let n_int = self.o.n_intervals;
         for k in 0..n_int {
@@ -291,6 +292,7 @@ impl Builder<'_> {
             self.interval_rows(k)?;
         }
         self.terminal_rows()?;
+        self.periodic_rows();
         self.costs()?;
         Ok(())
     }
