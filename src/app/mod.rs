@@ -10,6 +10,7 @@
 pub mod closed_loop;
 pub mod compare;
 pub mod error;
+pub mod gaits;
 pub mod node;
 pub mod ocp;
 

@@ -19,6 +19,8 @@ enum Command {
     Dynamics(cli::dynamics::DynamicsArgs),
     /// Evaluate an imported function (and its sparse derivatives) at given inputs.
     Eval(cli::eval::EvalArgs),
+    /// The gait library: periodic OCPs of a library file's commanded velocities, in parallel.
+    Gaits(cli::gaits::GaitsArgs),
     /// Receding-horizon MPC of a problem file in closed loop against the FESD-J simulator.
     Mpc(cli::mpc::MpcArgs),
     /// The FESD-J controller of a problem file against its time-stepping baseline, same plant.
@@ -52,6 +54,7 @@ fn main() {
                 2
             }
         },
+        Command::Gaits(a) => cli::gaits::run(a),
         Command::Mpc(a) => cli::mpc::run(a),
         Command::MpcCompare(a) => cli::mpc_compare::run(a),
         Command::Mpcc(a) => cli::mpcc::run(a),

@@ -5,6 +5,7 @@ pub mod bench;
 pub mod check;
 pub mod dynamics;
 pub mod eval;
+pub mod gaits;
 pub mod mpc;
 pub mod mpc_compare;
 pub mod mpcc;

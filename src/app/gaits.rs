@@ -1,0 +1,441 @@
+//! The gait library (issue 27, formulation §10.11): for every commanded body velocity
+//! `(vₓ, v_y, ω)` of a library file, the periodic OCP of one gait period, solved by our
+//! optimiser with no contact schedule and no foot-height profile. The state at `T` equals the
+//! state at 0 moved by the travelled distance and turned by the travelled heading; which feet
+//! carry the body and when they lift and land is the optimiser's choice.
+//!
+//! A library file (`config/quadruped_gaits.yaml`) names the problem file of one period, the
+//! base coordinates and the commands; [`solve_gait`] solves one command, [`Library`] holds the
+//! results that `fesdj gaits` writes, and [`footfall_svg`] draws one gait's footfall diagram.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use super::ocp::build_ocp;
+use super::BuildError;
+use crate::config::{ConfigError, Problem};
+use crate::fesdj::{FesdjError, Start};
+use crate::solver::Status;
+
+/// Errors of the gait library.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum GaitError {
+    /// A file could not be read or written.
+    #[error("{file}: {why}")]
+    Io {
+        /// File.
+        file: String,
+        /// Why.
+        why: String,
+    },
+    /// The library file is invalid.
+    #[error("{file}: {field}: {why}")]
+    Spec {
+        /// Library file.
+        file: String,
+        /// Field.
+        field: String,
+        /// Why.
+        why: String,
+    },
+    /// The problem file is invalid.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// Building or solving the OCP failed.
+    #[error(transparent)]
+    Fesdj(#[from] FesdjError),
+    /// Building the OCP failed.
+    #[error(transparent)]
+    Build(#[from] BuildError),
+}
+
+/// Names of the base's planar coordinates in the problem file (`floating_zyx`: `root_x`,
+/// `root_y`, `root_yaw`; their velocities are `v_<name>`).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BaseNames {
+    /// Forward coordinate.
+    pub x: String,
+    /// Lateral coordinate.
+    pub y: String,
+    /// Heading.
+    pub yaw: String,
+}
+
+impl Default for BaseNames {
+    fn default() -> BaseNames {
+        BaseNames {
+            x: "root_x".into(),
+            y: "root_y".into(),
+            yaw: "root_yaw".into(),
+        }
+    }
+}
+
+/// A library file.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LibrarySpec {
+    /// The problem file of one period (relative to the library file): its horizon is the
+    /// period, its `ocp.x_ref` the standing reference whose base pose and velocity each command
+    /// replaces, its `ocp.periodic.fixed` the components of the start that stay put.
+    pub problem: PathBuf,
+    /// The library data file written (relative to the library file).
+    pub output: PathBuf,
+    /// A directory for the footfall diagrams (SVG, one per command; relative to the library
+    /// file; default none).
+    #[serde(default)]
+    pub diagrams: Option<PathBuf>,
+    /// Base coordinate names.
+    #[serde(default)]
+    pub base: BaseNames,
+    /// A foot is in stance at a sample when its normal force exceeds this fraction of the mean
+    /// normal force per foot (default 0.1).
+    #[serde(default = "default_stance_fraction")]
+    pub stance_fraction: f64,
+    /// Commands `[vₓ, v_y, ω]` in the body frame (m/s, m/s, rad/s).
+    pub commands: Vec<[f64; 3]>,
+}
+
+fn default_stance_fraction() -> f64 {
+    0.1
+}
+
+impl LibrarySpec {
+    /// Read and check a library file.
+    pub fn load(path: &Path) -> Result<LibrarySpec, GaitError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| GaitError::Io {
+            file: file.clone(),
+            why: e.to_string(),
+        })?;
+        let spec: LibrarySpec = serde_saphyr::from_str(&text).map_err(|e| GaitError::Spec {
+            file: file.clone(),
+            field: "(file)".into(),
+            why: e.to_string(),
+        })?;
+        let bad = |field: String, why: String| GaitError::Spec {
+            file: file.clone(),
+            field,
+            why,
+        };
+        if spec.commands.is_empty() {
+            return Err(bad("commands".into(), "needs at least one command".into()));
+        }
+        for (i, c) in spec.commands.iter().enumerate() {
+            if c.iter().any(|x| !x.is_finite()) {
+                return Err(bad(
+                    format!("commands[{i}]"),
+                    format!("must be finite, got {c:?}"),
+                ));
+            }
+        }
+        let f = spec.stance_fraction;
+        if !(f > 0.0 && f < 1.0) {
+            return Err(bad(
+                "stance_fraction".into(),
+                format!("must be in (0, 1), got {f}"),
+            ));
+        }
+        Ok(spec)
+    }
+}
+
+/// One solved gait.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+pub struct Gait {
+    /// The command `[vₓ, v_y, ω]`.
+    pub command: [f64; 3],
+    /// The gait's name from its footfall pattern (see [`classify`]).
+    pub name: String,
+    /// Solver status.
+    pub status: String,
+    /// `true` when the solve met the complementarity tolerance and its status is solved.
+    pub verified: bool,
+    /// Final complementarity residual.
+    pub comp_residual: f64,
+    /// Objective.
+    pub objective: f64,
+    /// IPM iterations.
+    pub iterations: usize,
+    /// Period `T` (s).
+    pub period: f64,
+    /// Sample times of `x` (interval ends, `0..=T`).
+    pub t: Vec<f64>,
+    /// States `(q, v)` at `t`, in the frame of the start (base at the origin, heading 0).
+    pub x: Vec<Vec<f64>>,
+    /// Controls per interval.
+    pub u: Vec<Vec<f64>>,
+    /// Sample times of the contact forces.
+    pub t_force: Vec<f64>,
+    /// Normal forces per sample and contact.
+    pub lambda_n: Vec<Vec<f64>>,
+    /// Stance per sample and contact.
+    pub stance: Vec<Vec<bool>>,
+}
+
+/// The library data file.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+pub struct Library {
+    /// The problem file's name.
+    pub problem: String,
+    /// The key of the settings ([`settings_key`]).
+    pub key: String,
+    /// Contact names.
+    pub contacts: Vec<String>,
+    /// State component names (`q` then `v`).
+    pub state_names: Vec<String>,
+    /// The gaits, in the order of the commands.
+    pub gaits: Vec<Gait>,
+}
+
+/// The base pose `(x, y, ψ)` at time `t` of a constant body twist `(vₓ, v_y, ω)` from the
+/// origin, and the world-frame velocity `(ẋ, ẏ)` then.
+pub fn twist_pose(cmd: [f64; 3], t: f64) -> ([f64; 3], [f64; 2]) {
+    let [vx, vy, w] = cmd;
+    let psi = w * t;
+    let (s, c) = psi.sin_cos();
+    let (x, y) = if (w * t).abs() < 1e-9 {
+        (vx * t, vy * t)
+    } else {
+        ((vx * s - vy * (1.0 - c)) / w, (vx * (1.0 - c) + vy * s) / w)
+    };
+    ([x, y, psi], [vx * c - vy * s, vx * s + vy * c])
+}
+
+/// A 64-bit FNV-1a digest of the settings a library depends on: the problem file's text, the
+/// library entries that shape the solves and the crate version (hex). Results of an earlier
+/// run are reused only under the same key.
+pub fn settings_key(problem_text: &str, spec: &LibrarySpec) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut feed = |bytes: &[u8]| {
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    feed(problem_text.as_bytes());
+    feed(format!("{:?}|{}", spec.base, spec.stance_fraction).as_bytes());
+    feed(env!("CARGO_PKG_VERSION").as_bytes());
+    format!("{h:016x}")
+}
+
+fn list(v: &[f64]) -> String {
+    let items: Vec<String> = v.iter().map(|x| format!("{x:e}")).collect();
+    format!("[{}]", items.join(", "))
+}
+
+/// The overrides that turn the problem file into the OCP of `cmd`: the periodicity (shift and
+/// turn of one period; velocities turned with the heading) and the base's reference along the
+/// commanded twist at every interval end. `stand` is the problem file's reference, `q_names`
+/// the coordinate names.
+pub fn command_overrides(
+    problem: &Problem,
+    base: &BaseNames,
+    stand: &[f64],
+    cmd: [f64; 3],
+) -> Result<Vec<String>, GaitError> {
+    let sym = problem.symbols();
+    let n_q = sym.n_q();
+    let idx = |name: &str| -> Result<usize, GaitError> {
+        sym.q
+            .iter()
+            .position(|n| n == name)
+            .ok_or_else(|| GaitError::Spec {
+                file: problem.file.display().to_string(),
+                field: "base".into(),
+                why: format!("'{name}' is not a coordinate of the problem"),
+            })
+    };
+    let (ix, iy, iyaw) = (idx(&base.x)?, idx(&base.y)?, idx(&base.yaw)?);
+    let setup_t = problem.config.horizon.as_ref().map_or(0.0, |h| h.t);
+    let n = problem.config.horizon.as_ref().map_or(0, |h| h.n);
+    let fixed = problem
+        .config
+        .ocp
+        .as_ref()
+        .and_then(|o| o.periodic.as_ref())
+        .map(|p| p.fixed.clone())
+        .unwrap_or_default();
+    let ([x, y, psi], _) = twist_pose(cmd, setup_t);
+    let vn = |i: usize| sym.v[i].clone();
+    let periodic = format!(
+        "ocp.periodic={{fixed: [{}], shift: {{{}: {x:e}, {}: {y:e}, {}: {psi:e}}}, \
+         rotate: [{{x: {}, y: {}, angle: {psi:e}}}]}}",
+        fixed.join(", "),
+        base.x,
+        base.y,
+        base.yaw,
+        vn(ix),
+        vn(iy)
+    );
+    let mut refs = Vec::with_capacity(n + 1);
+    for k in 0..=n {
+        let t = setup_t * k as f64 / n as f64;
+        let ([px, py, pyaw], [vx, vy]) = twist_pose(cmd, t);
+        let mut r = stand.to_vec();
+        r[ix] = px;
+        r[iy] = py;
+        r[iyaw] = pyaw;
+        r[n_q + ix] = vx;
+        r[n_q + iy] = vy;
+        r[n_q + iyaw] = cmd[2];
+        refs.push(list(&r));
+    }
+    Ok(vec![periodic, format!("ocp.x_ref=[{}]", refs.join(", "))])
+}
+
+/// The gait's name from its stance pattern: `stand` (all feet down throughout), `trot`
+/// (diagonal pairs), `pace` (lateral pairs), `bound` (front and hind pairs), `walk` (never
+/// fewer than three feet down), else `mixed`. Contacts in the order front left, front right,
+/// hind left, hind right.
+pub fn classify(stance: &[Vec<bool>]) -> &'static str {
+    let pattern = |s: &Vec<bool>| s.iter().fold(0u8, |a, &b| (a << 1) | u8::from(b));
+    let swings: Vec<u8> = stance
+        .iter()
+        .map(pattern)
+        .filter(|&p| p != 0b1111)
+        .collect();
+    if stance.len() < 2 || stance.iter().any(|s| s.len() != 4) {
+        return "mixed";
+    }
+    if swings.is_empty() {
+        return "stand";
+    }
+    let within = |a: u8, b: u8| swings.iter().all(|&p| p == a || p == b);
+    if within(0b1001, 0b0110) {
+        "trot"
+    } else if within(0b1010, 0b0101) {
+        "pace"
+    } else if within(0b1100, 0b0011) {
+        "bound"
+    } else if swings.iter().all(|p| p.count_ones() >= 3) {
+        "walk"
+    } else {
+        "mixed"
+    }
+}
+
+/// Solve the gait of `cmd` from the problem file (with the overrides of
+/// [`command_overrides`]).
+pub fn solve_gait(
+    problem_path: &Path,
+    base: &BaseNames,
+    stance_fraction: f64,
+    cmd: [f64; 3],
+) -> Result<Gait, GaitError> {
+    let plain = Problem::load(problem_path, &[])?;
+    let stand = plain
+        .ocp()?
+        .x_ref
+        .and_then(|r| r.into_iter().next())
+        .ok_or_else(|| GaitError::Spec {
+            file: problem_path.display().to_string(),
+            field: "ocp.x_ref".into(),
+            why: "the standing reference is missing (LSQ tracking with `x_ref`)".into(),
+        })?;
+    let sets = command_overrides(&plain, base, &stand, cmd)?;
+    let problem = Problem::load(problem_path, &sets)?;
+    let mut fp = build_ocp(&problem)?;
+    let tol = problem.config.solver.comp_tol;
+    let tr = fp.solve(Start::Guess)?;
+    let x: Vec<Vec<f64>> =
+        tr.q.iter()
+            .zip(&tr.v)
+            .map(|(q, v)| q.iter().chain(v).copied().collect())
+            .collect();
+    let lambda_n = tr.stage_forces.lambda_n.clone();
+    let stance: Vec<Vec<bool>> = lambda_n
+        .iter()
+        .map(|l| {
+            let mean = l.iter().sum::<f64>() / l.len().max(1) as f64;
+            l.iter().map(|&f| f > stance_fraction * mean).collect()
+        })
+        .collect();
+    let solved = matches!(tr.status, Status::Solved);
+    Ok(Gait {
+        command: cmd,
+        name: classify(&stance).into(),
+        status: format!("{:?}", tr.status),
+        verified: solved && tr.comp_residual <= tol,
+        comp_residual: tr.comp_residual,
+        objective: tr.objective,
+        iterations: tr.nlp_iterations,
+        period: problem.config.horizon.as_ref().map_or(0.0, |h| h.t),
+        t: tr.t.clone(),
+        x,
+        u: tr.u.clone(),
+        t_force: tr.stage_forces.t.clone(),
+        lambda_n,
+        stance,
+    })
+}
+
+/// A footfall diagram of one gait (SVG text): one row per contact, a bar where it is in
+/// stance, the time axis over one period.
+pub fn footfall_svg(gait: &Gait, contacts: &[String]) -> String {
+    let (w, row, left, top) = (640.0, 28.0, 90.0, 40.0);
+    let n_c = contacts.len();
+    let h = top + row * n_c as f64 + 40.0;
+    let span = w - left - 20.0;
+    let period = gait.period.max(f64::MIN_POSITIVE);
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" \
+         font-family=\"sans-serif\" font-size=\"13\">\n<rect width=\"100%\" height=\"100%\" \
+         fill=\"white\"/>\n<text x=\"{left}\" y=\"22\">{} — command vx {:.2} m/s, vy {:.2} m/s, \
+         yaw rate {:.2} rad/s ({})</text>\n",
+        gait.name,
+        gait.command[0],
+        gait.command[1],
+        gait.command[2],
+        if gait.verified {
+            "verified"
+        } else {
+            "not verified"
+        }
+    );
+    // Sample k covers [t_{k-1}, t_k] (time stepping: one sample per interval at its end).
+    let n = gait.t_force.len();
+    for (c, name) in contacts.iter().enumerate() {
+        let y = top + row * c as f64;
+        s.push_str(&format!(
+            "<text x=\"8\" y=\"{:.1}\">{name}</text>\n",
+            y + row * 0.65
+        ));
+        for k in 0..n {
+            if !gait.stance[k].get(c).copied().unwrap_or(false) {
+                continue;
+            }
+            let t1 = gait.t_force[k];
+            let t0 = if k == 0 {
+                0.0
+            } else {
+                gait.t_force[k - 1].min(t1)
+            };
+            let (x0, x1) = (left + span * t0 / period, left + span * t1 / period);
+            s.push_str(&format!(
+                "<rect x=\"{x0:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" \
+                 fill=\"#333\"/>\n",
+                y + 4.0,
+                (x1 - x0).max(0.5),
+                row - 8.0
+            ));
+        }
+    }
+    let yb = top + row * n_c as f64 + 16.0;
+    s.push_str(&format!(
+        "<line x1=\"{left}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"black\"/>\n\
+         <text x=\"{left}\" y=\"{:.1}\">0</text>\n<text x=\"{:.1}\" y=\"{:.1}\" \
+         text-anchor=\"end\">{period:.2} s (stance: dark)</text>\n</svg>\n",
+        yb - 10.0,
+        left + span,
+        yb - 10.0,
+        yb + 6.0,
+        left + span,
+        yb + 6.0
+    ));
+    s
+}
