@@ -16,6 +16,7 @@ mod support;
 
 mod cli_bench;
 mod cli_eval;
+mod cli_gaits;
 mod cli_mpc;
 mod cli_mpc_fesd;
 mod cli_mpcc;

@@ -21,6 +21,7 @@ mod fesdj_impulse;
 mod fesdj_initial_guess;
 mod fesdj_nfe;
 mod fesdj_options;
+mod fesdj_periodic;
 mod fesdj_solve_balls;
 mod fesdj_solve_ocp;
 mod fesdj_solve_order;
