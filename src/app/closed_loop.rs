@@ -9,7 +9,7 @@ use crate::config::{MpcSetup, OcpSetup, Problem};
 use crate::fesdj::{
     ClsModel, FesdjOptions, FesdjProblem, SimulationOptions, Simulator, SolveOptions,
 };
-use crate::mpc::Controller;
+use crate::mpc::{BaseCoordinates, Controller, GaitBlend};
 
 /// The plant's speed limits in multiples of the OCP's velocity bounds (see [`build_plant`]).
 pub const PLANT_SPEED_FACTOR: f64 = 10.0;
@@ -65,6 +65,24 @@ pub fn build_controller(
     }
     if setup.contact_schedule.is_some() {
         controller.set_contact_schedule(setup.contact_schedule.clone())?;
+    }
+    // A gait library and a constant base velocity command need the base's x, y, yaw.
+    let wants_base = setup.gait_library.is_some() || setup.base_velocity.is_some();
+    if let (true, Some([x, y, yaw])) = (wants_base, setup.base_coordinates) {
+        controller.set_base_command_coordinates(BaseCoordinates { x, y, yaw })?;
+        if let Some(lib) = &setup.gait_library {
+            let sym = problem.symbols();
+            let names: Vec<String> = sym.q.iter().chain(&sym.v).cloned().collect();
+            controller.set_gait_library(GaitBlend::new(lib, &names, [x, y, yaw])?)?;
+        }
+        if setup.base_velocity.is_some() {
+            controller.set_base_velocity(setup.base_velocity)?;
+        }
+    } else if setup.base_velocity.is_some() {
+        return Err(BuildError::Config(crate::config::ConfigError::Invalid {
+            field: "mpc.base_velocity".into(),
+            why: "needs a `floating_zyx` base (coordinates root_x, root_y, root_yaw)".into(),
+        }));
     }
     let model = problem.cls_model()?;
     if model.n_c() > 0 {

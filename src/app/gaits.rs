@@ -1,4 +1,4 @@
-//! The gait library (issue 27, formulation §10.11): for every commanded body velocity
+//! The gait library (issue 27, formulation §10.9): for every commanded body velocity
 //! `(vₓ, v_y, ω)` of a library file, the periodic OCP of one gait period, solved by our
 //! optimiser with no contact schedule and no foot-height profile. The state at `T` equals the
 //! state at 0 moved by the travelled distance and turned by the travelled heading; which feet
@@ -17,6 +17,8 @@ use super::ocp::build_ocp;
 use super::BuildError;
 use crate::config::{ConfigError, Problem};
 use crate::fesdj::{FesdjError, Start};
+use crate::mpc::base_command::arc;
+pub use crate::mpc::gait_library::{Gait, Library};
 use crate::solver::Status;
 
 /// Errors of the gait library.
@@ -144,68 +146,6 @@ impl LibrarySpec {
     }
 }
 
-/// One solved gait.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-pub struct Gait {
-    /// The command `[vₓ, v_y, ω]`.
-    pub command: [f64; 3],
-    /// The gait's name from its footfall pattern (see [`classify`]).
-    pub name: String,
-    /// Solver status.
-    pub status: String,
-    /// `true` when the solve met the complementarity tolerance and its status is solved.
-    pub verified: bool,
-    /// Final complementarity residual.
-    pub comp_residual: f64,
-    /// Objective.
-    pub objective: f64,
-    /// IPM iterations.
-    pub iterations: usize,
-    /// Period `T` (s).
-    pub period: f64,
-    /// Sample times of `x` (interval ends, `0..=T`).
-    pub t: Vec<f64>,
-    /// States `(q, v)` at `t`, in the frame of the start (base at the origin, heading 0).
-    pub x: Vec<Vec<f64>>,
-    /// Controls per interval.
-    pub u: Vec<Vec<f64>>,
-    /// Sample times of the contact forces.
-    pub t_force: Vec<f64>,
-    /// Normal forces per sample and contact.
-    pub lambda_n: Vec<Vec<f64>>,
-    /// Stance per sample and contact.
-    pub stance: Vec<Vec<bool>>,
-}
-
-/// The library data file.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-pub struct Library {
-    /// The problem file's name.
-    pub problem: String,
-    /// The key of the settings ([`settings_key`]).
-    pub key: String,
-    /// Contact names.
-    pub contacts: Vec<String>,
-    /// State component names (`q` then `v`).
-    pub state_names: Vec<String>,
-    /// The gaits, in the order of the commands.
-    pub gaits: Vec<Gait>,
-}
-
-/// The base pose `(x, y, ψ)` at time `t` of a constant body twist `(vₓ, v_y, ω)` from the
-/// origin, and the world-frame velocity `(ẋ, ẏ)` then.
-pub fn twist_pose(cmd: [f64; 3], t: f64) -> ([f64; 3], [f64; 2]) {
-    let [vx, vy, w] = cmd;
-    let psi = w * t;
-    let (s, c) = psi.sin_cos();
-    let (x, y) = if (w * t).abs() < 1e-9 {
-        (vx * t, vy * t)
-    } else {
-        ((vx * s - vy * (1.0 - c)) / w, (vx * (1.0 - c) + vy * s) / w)
-    };
-    ([x, y, psi], [vx * c - vy * s, vx * s + vy * c])
-}
-
 /// A 64-bit FNV-1a digest of the settings a library depends on: the problem file's text, the
 /// library entries that shape the solves and the crate version (hex). Results of an earlier
 /// run are reused only under the same key.
@@ -260,7 +200,7 @@ pub fn command_overrides(
         .and_then(|o| o.periodic.as_ref())
         .map(|p| p.fixed.clone())
         .unwrap_or_default();
-    let ([x, y, psi], _) = twist_pose(cmd, setup_t);
+    let ([x, y, psi], _) = arc(cmd, 0.0, 0.0, 0.0, setup_t);
     let vn = |i: usize| sym.v[i].clone();
     let periodic = format!(
         "ocp.periodic={{fixed: [{}], shift: {{{}: {x:e}, {}: {y:e}, {}: {psi:e}}}, \
@@ -275,7 +215,7 @@ pub fn command_overrides(
     let mut refs = Vec::with_capacity(n + 1);
     for k in 0..=n {
         let t = setup_t * k as f64 / n as f64;
-        let ([px, py, pyaw], [vx, vy]) = twist_pose(cmd, t);
+        let ([px, py, pyaw], [vx, vy, _]) = arc(cmd, 0.0, 0.0, 0.0, t);
         let mut r = stand.to_vec();
         r[ix] = px;
         r[iy] = py;
@@ -342,11 +282,20 @@ pub fn solve_gait(
     let mut fp = build_ocp(&problem)?;
     let tol = problem.config.solver.comp_tol;
     let tr = fp.solve(Start::Guess)?;
-    let x: Vec<Vec<f64>> =
-        tr.q.iter()
-            .zip(&tr.v)
-            .map(|(q, v)| q.iter().chain(v).copied().collect())
-            .collect();
+    // The trajectory lists every element's start and end; a state at an interval end and the
+    // next interval's start share a time (equal without an impulse): keep the later.
+    let mut t: Vec<f64> = Vec::with_capacity(tr.t.len());
+    let mut x: Vec<Vec<f64>> = Vec::with_capacity(tr.t.len());
+    for ((&ti, q), v) in tr.t.iter().zip(&tr.q).zip(&tr.v) {
+        let xi: Vec<f64> = q.iter().chain(v).copied().collect();
+        match (t.last(), x.last_mut()) {
+            (Some(&tl), Some(xl)) if tl == ti => *xl = xi,
+            _ => {
+                t.push(ti);
+                x.push(xi);
+            }
+        }
+    }
     let lambda_n = tr.stage_forces.lambda_n.clone();
     let stance: Vec<Vec<bool>> = lambda_n
         .iter()
@@ -365,7 +314,7 @@ pub fn solve_gait(
         objective: tr.objective,
         iterations: tr.nlp_iterations,
         period: problem.config.horizon.as_ref().map_or(0.0, |h| h.t),
-        t: tr.t.clone(),
+        t,
         x,
         u: tr.u.clone(),
         t_force: tr.stage_forces.t.clone(),

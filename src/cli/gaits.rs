@@ -1,5 +1,5 @@
 //! `fesdj gaits LIBRARY.yaml [--jobs N] [--quiet]`: the gait library (issue 27, formulation
-//! §10.11). Solves the periodic OCP of every command of the library file, the independent solves
+//! §10.9). Solves the periodic OCP of every command of the library file, the independent solves
 //! in parallel on all cores, with a progress bar; each finished gait is kept in a parts
 //! directory beside the output, so an interrupted run resumes where it stopped (under the same
 //! settings key). Writes the library data file and the footfall diagrams.

@@ -2,7 +2,7 @@
 //! coordinate names of the controls.
 
 use crate::ad::{Function, Sx};
-use crate::mpc::{ContactSchedule, ControllerSettings, Tracking};
+use crate::mpc::{ContactSchedule, ControllerSettings, GaitBlend, Library, Tracking};
 
 use super::error::{invalid, shape, ConfigError};
 use super::ocp_build::vector;
@@ -42,6 +42,12 @@ pub struct MpcSetup {
     pub max_penetration: f64,
     /// The imposed contact schedule (`mpc.contact_schedule`), if any.
     pub contact_schedule: Option<ContactSchedule>,
+    /// The gait library (`mpc.gait_library`), checked against the problem.
+    pub gait_library: Option<Library>,
+    /// The constant base velocity command (`mpc.base_velocity`).
+    pub base_velocity: Option<[f64; 3]>,
+    /// The base's `x, y, yaw` coordinates (a `floating_zyx` root), if any.
+    pub base_coordinates: Option<[usize; 3]>,
 }
 
 fn positive(field: &str, x: f64) -> Result<f64, ConfigError> {
@@ -84,6 +90,8 @@ impl Problem {
             active_set_free_intervals,
             active_set_free_last_intervals,
             contact_schedule,
+            gait_library,
+            base_velocity,
             actuated,
             effort_limit,
             fallback,
@@ -227,7 +235,58 @@ impl Problem {
                 Some(c) => Some(self.contact_schedule(&c)?),
                 None => None,
             },
+            gait_library: match gait_library {
+                Some(f) => Some(self.gait_library(&f)?),
+                None => None,
+            },
+            base_velocity: match base_velocity {
+                Some(v) => match v.iter().position(|x| !x.is_finite()) {
+                    Some(i) => {
+                        return Err(invalid(
+                            join_index("mpc.base_velocity", i),
+                            "must be finite",
+                        ))
+                    }
+                    None => Some(v),
+                },
+                None => None,
+            },
+            base_coordinates: self.base_coordinates(),
         })
+    }
+
+    /// The base's `x, y, yaw` among the coordinates (`root_x`, `root_y`, `root_yaw` of a
+    /// `floating_zyx` root), if the model has them.
+    fn base_coordinates(&self) -> Option<[usize; 3]> {
+        let q = &self.symbols().q;
+        let at = |n: &str| q.iter().position(|c| c == n);
+        Some([at("root_x")?, at("root_y")?, at("root_yaw")?])
+    }
+
+    /// `mpc.gait_library`: the data file of `fesdj gaits`, relative to the problem file.
+    fn gait_library(&self, file: &str) -> Result<Library, ConfigError> {
+        let field = "mpc.gait_library";
+        let dir = self.file.parent().unwrap_or(std::path::Path::new("."));
+        let path = dir.join(file);
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| invalid(field, format!("cannot read {}: {e}", path.display())))?;
+        let lib: Library = serde_json::from_str(&text).map_err(|e| {
+            invalid(
+                field,
+                format!("{}: not a gait library: {e}", path.display()),
+            )
+        })?;
+        let sym = self.symbols();
+        let names: Vec<String> = sym.q.iter().chain(&sym.v).cloned().collect();
+        let Some(base) = self.base_coordinates() else {
+            return Err(invalid(
+                field,
+                "needs a `floating_zyx` base (coordinates root_x, root_y, root_yaw)",
+            ));
+        };
+        GaitBlend::new(&lib, &names, base)
+            .map_err(|e| invalid(field, format!("{}: {e}", path.display())))?;
+        Ok(lib)
     }
 
     /// `mpc.contact_schedule` against the model's contact names.

@@ -673,7 +673,7 @@ fn wsq<'a>(w: &[f64], x: impl Iterator<Item = &'a Sx>, r: &[f64]) -> Sx {
     acc
 }
 
-/// `ocp.periodic` by index (§10.11); errors name the entry.
+/// `ocp.periodic` by index (§10.9); errors name the entry.
 fn periodic_of(sym: &Symbols, spec: &PeriodicSpec) -> Result<Periodic, ConfigError> {
     let n_x = 2 * sym.n_q();
     let state = |field: String, name: &str| -> Result<usize, ConfigError> {

@@ -126,6 +126,15 @@ pub struct MpcSpec {
     /// (default none: the optimiser chooses every contact).
     #[serde(default)]
     pub contact_schedule: Option<ContactScheduleSpec>,
+    /// A gait library (the data file of `fesdj gaits`, relative to the problem file) whose
+    /// gaits, blended for the commanded base velocity, are the reference of every entry but
+    /// the base's x, y, yaw and their rates (a `floating_zyx` base; default none).
+    #[serde(default)]
+    pub gait_library: Option<String>,
+    /// A constant base velocity command `[vₓ, v_y, ω]` (heading frame) of `fesdj mpc`; the node
+    /// takes its command from `cmd_vel` (default none).
+    #[serde(default)]
+    pub base_velocity: Option<[f64; 3]>,
     /// Coordinate (by name) driven by each control.
     pub actuated: Option<Vec<String>>,
     /// Symmetric effort limit per control (or one for all).
@@ -395,7 +404,7 @@ pub struct OcpSpec {
     pub periodic: Option<PeriodicSpec>,
 }
 
-/// Periodicity of an OCP **[ours]** (formulation §10.11): the state at `T` equals the state at
+/// Periodicity of an OCP **[ours]** (formulation §10.9): the state at `T` equals the state at
 /// 0 moved by `shift` and turned by `rotate`; the initial state is free except the components
 /// named in `fixed`, which stay at `initial`. State components are named by the coordinate and
 /// velocity names (`root_x`, `v_root_x`).

@@ -74,7 +74,7 @@ pub enum RowKind {
     Path,
     /// Terminal constraint `g_T` (§4.4).
     Terminal,
-    /// Periodicity `x_i(T) − (A x(0))_i − s_i = 0` (§10.11).
+    /// Periodicity `x_i(T) − (A x(0))_i − s_i = 0` (§10.9).
     Periodic,
 }
 

@@ -95,7 +95,7 @@ pub struct Constraint<F> {
     pub bounds: Bounds,
 }
 
-/// Periodicity **[ours]** (formulation §10.11): `x(T) = A x(0) + s`, where `A` is the
+/// Periodicity **[ours]** (formulation §10.9): `x(T) = A x(0) + s`, where `A` is the
 /// identity except on the planar rotations, and the components of `x(0)` marked `free` are
 /// decision variables (within the `q`/`v` boxes) instead of fixed at `x0`. A gait over one
 /// period: the state at `T` equals the state at `0` moved by the travelled distance and turned

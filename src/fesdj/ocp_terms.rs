@@ -96,7 +96,7 @@ impl Builder<'_> {
     }
 
     /// Bounds of `x(0)`: fixed at `x0`, except the components a periodic problem frees
-    /// (§10.11), which get the `q`/`v` boxes (or none).
+    /// (§10.9), which get the `q`/`v` boxes (or none).
     pub(crate) fn initial_state_box(&self) -> (Vec<f64>, Vec<f64>) {
         let x0 = &self.ocp.x0;
         let (mut lb, mut ub) = (x0.clone(), x0.clone());
@@ -115,7 +115,7 @@ impl Builder<'_> {
         (lb, ub)
     }
 
-    /// Periodicity rows `x(T) − A x(0) − s = 0` (§10.11), one per state component.
+    /// Periodicity rows `x(T) − A x(0) − s = 0` (§10.9), one per state component.
     pub(crate) fn periodic_rows(&mut self) {
         let Some(p) = &self.ocp.periodic else {
             return;

@@ -8,6 +8,7 @@ use crate::solver::Status;
 use super::base_command::{BaseCommandReference, BaseCoordinates};
 pub use super::counters::Counters;
 use super::error::MpcError;
+use super::gait_library::GaitBlend;
 use super::plan::{Plan, PlanSource};
 use super::projection::GapProjection;
 use super::reference::PeriodicReference;
@@ -73,6 +74,8 @@ pub struct Controller {
     /// (`None`: never commanded; the references stay as configured).
     base_command: Option<BaseCommandReference>,
     base_velocity: Option<[f64; 3]>,
+    /// A gait library blended for the command in force (standing when never commanded).
+    gaits: Option<GaitBlend>,
     /// An imposed contact schedule (the fixed-schedule variant), written before every solve.
     schedule: Option<ContactSchedule>,
 }
@@ -141,6 +144,7 @@ impl Controller {
             shift_debt: 0.0,
             periodic: None,
             base_command: None,
+            gaits: None,
             base_velocity: None,
             schedule: None,
             settings,
@@ -199,6 +203,17 @@ impl Controller {
             t_final,
             coords,
         )?);
+        Ok(())
+    }
+
+    /// Track a gait library ([`GaitBlend`]): before every solve, after the periodic reference
+    /// and before the base command, the library's gaits blended for the command in force (a
+    /// zero command when none was given) are written into every reference entry but the
+    /// base's x, y, yaw and their rates.
+    pub fn set_gait_library(&mut self, mut gaits: GaitBlend) -> Result<(), MpcError> {
+        let t_final = self.problem.options().t_final;
+        gaits.attach(self.problem.layout(), t_final)?;
+        self.gaits = Some(gaits);
         Ok(())
     }
 
@@ -453,6 +468,10 @@ impl Controller {
         self.problem.set_initial_state(&self.x_plan)?;
         if let Some(r) = &self.periodic {
             r.write(self.t_state, self.problem.parameters_mut());
+        }
+        if let Some(g) = &self.gaits {
+            let cmd = self.base_velocity.unwrap_or([0.0; 3]);
+            g.write(self.t_state, cmd, self.problem.parameters_mut());
         }
         if let (Some(b), Some(cmd)) = (&self.base_command, self.base_velocity) {
             b.write(cmd, &self.x_plan, self.problem.parameters_mut());

@@ -18,6 +18,7 @@ pub mod controller;
 pub mod counters;
 pub mod error;
 pub mod fallback;
+pub mod gait_library;
 pub mod log;
 pub mod plan;
 pub mod plant;
@@ -32,6 +33,7 @@ pub use closed_loop::{run_closed_loop, run_closed_loop_with, ClosedLoopOptions, 
 pub use controller::Controller;
 pub use error::MpcError;
 pub use fallback::Fallback;
+pub use gait_library::{Gait, GaitBlend, Library};
 pub use log::{ClosedLoopLog, StartupLog, Summary, TickLog};
 pub use plan::{Plan, PlanSource};
 pub use plant::{Plant, PlantStep};

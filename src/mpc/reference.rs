@@ -114,6 +114,26 @@ impl PeriodicReference {
         (a, b, w)
     }
 
+    /// Entry `j` of the reference at time `s` (0 beyond the waypoints' length).
+    pub fn entry_at(&self, s: f64, j: usize) -> f64 {
+        let (a, b, w) = self.segment(s);
+        match (self.waypoints[a].get(j), self.waypoints[b].get(j)) {
+            (Some(xa), Some(xb)) => (1.0 - w) * xa + w * xb,
+            _ => 0.0,
+        }
+    }
+
+    /// Slot groups attached ([`PeriodicReference::attach`]): one per interval end, then the
+    /// terminal one.
+    pub fn groups(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Group `g`: its time after the solve's state and its parameter slots.
+    pub fn group(&self, g: usize) -> (f64, &[usize]) {
+        (self.offsets[g], &self.slots[g])
+    }
+
     /// The reference at time `s` into `out` (its first `min(out.len(), dim)` entries).
     pub fn at(&self, s: f64, out: &mut [f64]) {
         let (a, b, w) = self.segment(s);

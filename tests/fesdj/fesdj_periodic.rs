@@ -1,4 +1,4 @@
-//! Periodic OCPs (`ocp.periodic`, formulation §10.11): `x(T) = A x(0) + s` with a partly free
+//! Periodic OCPs (`ocp.periodic`, formulation §10.9): `x(T) = A x(0) + s` with a partly free
 //! initial state.
 //!
 //! Reference, derived by hand: a unit mass on a line pushed by a force `f`, its velocity

@@ -15,6 +15,7 @@ mod support;
 
 mod mpc_closed_loop;
 mod mpc_contact_schedule;
+mod mpc_gait_library;
 mod mpc_hopper;
 mod mpc_periodic_reference;
 mod mpc_projection;

@@ -50,3 +50,48 @@ fn control_ticks_do_not_allocate() {
     assert_eq!(fresh, 5, "every counted tick solved");
     assert_eq!(counted, 0, "heap allocations in 5 control ticks");
 }
+
+/// The quadruped's controller with a gait library and a base velocity command (issue 27):
+/// the blended gait and the command's arc are written into the parameters in place.
+#[test]
+fn gait_library_ticks_do_not_allocate() {
+    let _turn = crate::support::serial::file(module_path!());
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let sets: Vec<String> = [
+        "mpc.gait_library=quadruped_gaits.json",
+        "mpc.base_velocity=[0.15, 0, 0.1]",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let problem =
+        fesdj_mpc::config::Problem::load(&root.join("config/quadruped_mpc.yaml"), &sets).unwrap();
+    let x0 = problem.x0();
+    let fesdj_mpc::app::ClosedLoop {
+        mut controller,
+        mut plant,
+        ..
+    } = fesdj_mpc::app::build_closed_loop(problem).unwrap();
+    let n_q = x0.len() / 2;
+    let mut x = x0.clone();
+    let deadline = Duration::from_secs(30);
+    let mut counted = 0;
+    let mut fresh = 0;
+    for k in 0..7 {
+        let t = 0.05 * k as f64;
+        let before = alloc_common::allocations();
+        controller.set_state(t, &x[..n_q], &x[n_q..]).unwrap();
+        let source = controller.solve(deadline).unwrap().source;
+        let u = controller.control(t);
+        let n = alloc_common::allocations() - before;
+        if k >= 3 {
+            counted += n;
+            fresh += usize::from(source == fesdj_mpc::mpc::PlanSource::Fresh);
+        }
+        let u = u.to_vec();
+        plant.step(&x, &u).unwrap();
+        x.copy_from_slice(plant.state());
+    }
+    assert_eq!(fresh, 4, "every counted tick solved");
+    assert_eq!(counted, 0, "heap allocations in 4 control ticks");
+}
