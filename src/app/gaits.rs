@@ -98,8 +98,24 @@ pub struct LibrarySpec {
     /// normal force per foot (default 0.1).
     #[serde(default = "default_stance_fraction")]
     pub stance_fraction: f64,
+    /// A staged solve (default none: one solve from the default guess): see [`StagedSpec`].
+    #[serde(default)]
+    pub start: Option<StagedSpec>,
     /// Commands `[vₓ, v_y, ω]` in the body frame (m/s, m/s, rad/s).
     pub commands: Vec<[f64; 3]>,
+}
+
+/// A staged solve of every gait: first the problem with `overrides` (e.g. `ocp.path=null`
+/// without the foot clearance, `solver.hessian=gauss_newton`) from the default guess, then the
+/// problem itself from that point with σ₀ = `sigma0`. The two problems must have the same
+/// variables.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StagedSpec {
+    /// `--set`-style overrides of the first solve.
+    pub overrides: Vec<String>,
+    /// σ₀ of the second solve.
+    pub sigma0: f64,
 }
 
 fn default_stance_fraction() -> f64 {
@@ -135,6 +151,14 @@ impl LibrarySpec {
                 ));
             }
         }
+        if let Some(st) = &spec.start {
+            if !(st.sigma0.is_finite() && st.sigma0 > 0.0) {
+                return Err(bad(
+                    "start.sigma0".into(),
+                    format!("must be finite and > 0, got {}", st.sigma0),
+                ));
+            }
+        }
         let f = spec.stance_fraction;
         if !(f > 0.0 && f < 1.0) {
             return Err(bad(
@@ -158,7 +182,8 @@ pub fn settings_key(problem_text: &str, spec: &LibrarySpec) -> String {
         }
     };
     feed(problem_text.as_bytes());
-    feed(format!("{:?}|{}", spec.base, spec.stance_fraction).as_bytes());
+    let start = spec.start.as_ref().map(|s| (&s.overrides, s.sigma0));
+    feed(format!("{:?}|{}|{start:?}", spec.base, spec.stance_fraction).as_bytes());
     feed(env!("CARGO_PKG_VERSION").as_bytes());
     format!("{h:016x}")
 }
@@ -260,13 +285,9 @@ pub fn classify(stance: &[Vec<bool>]) -> &'static str {
 }
 
 /// Solve the gait of `cmd` from the problem file (with the overrides of
-/// [`command_overrides`]).
-pub fn solve_gait(
-    problem_path: &Path,
-    base: &BaseNames,
-    stance_fraction: f64,
-    cmd: [f64; 3],
-) -> Result<Gait, GaitError> {
+/// [`command_overrides`]), staged as `spec.staged_sigma0` says.
+pub fn solve_gait(problem_path: &Path, spec: &LibrarySpec, cmd: [f64; 3]) -> Result<Gait, GaitError> {
+    let (base, stance_fraction) = (&spec.base, spec.stance_fraction);
     let plain = Problem::load(problem_path, &[])?;
     let stand = plain
         .ocp()?
@@ -281,7 +302,22 @@ pub fn solve_gait(
     let problem = Problem::load(problem_path, &sets)?;
     let mut fp = build_ocp(&problem)?;
     let tol = problem.config.solver.comp_tol;
-    let tr = fp.solve(Start::Guess)?;
+    let tr = match &spec.start {
+        Some(st) => {
+            // The first solve's problem has the same variables: its solution is a start point.
+            let mut first_sets = sets.clone();
+            first_sets.extend(st.overrides.iter().cloned());
+            let mut f0 = build_ocp(&Problem::load(problem_path, &first_sets)?)?;
+            let first = f0.solve(Start::Guess)?;
+            let w = f0.solution().map(<[f64]>::to_vec).unwrap_or_default();
+            fp.set_sigma0(st.sigma0)?;
+            let mut tr = fp.solve(Start::Primal(&w))?;
+            tr.solve_time_s += first.solve_time_s;
+            tr.nlp_iterations += first.nlp_iterations;
+            tr
+        }
+        _ => fp.solve(Start::Guess)?,
+    };
     // The trajectory lists every element's start and end; a state at an interval end and the
     // next interval's start share a time (equal without an impulse): keep the later.
     let mut t: Vec<f64> = Vec::with_capacity(tr.t.len());

@@ -144,12 +144,7 @@ pub fn gaits(args: &GaitsArgs) -> Result<GaitsReport, GaitError> {
             s.spawn(move || loop {
                 let j = next.fetch_add(1, Ordering::Relaxed);
                 let Some(&i) = todo.get(j) else { break };
-                let r = solve_gait(
-                    problem_path,
-                    &spec.base,
-                    spec.stance_fraction,
-                    spec.commands[i],
-                );
+                let r = solve_gait(problem_path, spec, spec.commands[i]);
                 if tx.send((i, r)).is_err() {
                     break;
                 }

@@ -5,7 +5,9 @@ use std::rc::Rc;
 use crate::ad::Sx;
 use crate::config::expr::Expr;
 use crate::fesdj::ocp::{Constraint, Periodic};
-use crate::fesdj::{transcribe, Bounds, FesdjOptions, Layout, LsqTracking, Ocp, Transcription};
+use crate::fesdj::{
+    transcribe, Bounds, ClsModel, FesdjOptions, Layout, LsqTracking, Ocp, Transcription,
+};
 use crate::mpc::PeriodicReference;
 
 use super::error::{invalid, shape, ConfigError};
@@ -497,11 +499,28 @@ impl Problem {
             Some(t) => Some(sym.parse_str("ocp.mayer", t, Scope::QV)?),
             None => None,
         };
+        let path_g = match &spec.path {
+            Some(c) => Some(constraint_exprs(&sym, "ocp.path", c, Scope::QVU, f64::NEG_INFINITY)?),
+            None => None,
+        };
+        let term_g = match &spec.terminal {
+            Some(c) => Some(constraint_exprs(&sym, "ocp.terminal", c, Scope::QV, 0.0)?),
+            None => None,
+        };
+        // The contact symbols (`gap_<c>`, `slip_<c>`) of a robot model, computed from the
+        // model where an expression uses them.
+        let uses = lag.iter().chain(&may).any(|e| sym.uses_contacts(e))
+            || path_g.iter().chain(&term_g).any(|(g, _)| g.iter().any(|e| sym.uses_contacts(e)));
+        let terms = Rc::new(ContactTerms(if uses {
+            Some(self.cls_model()?)
+        } else {
+            None
+        }));
         if lag.is_some() || stage_q.is_some() {
-            let s = Rc::clone(&sym);
+            let (s, ct) = (Rc::clone(&sym), Rc::clone(&terms));
             ocp.lagrange = Some(Box::new(move |q: &[Sx], v: &[Sx], u: &[Sx]| {
                 let mut l = match &lag {
-                    Some(e) => e.eval(&s.env(q, Some(v), Some(u))),
+                    Some(e) => e.eval(&ct.env(&s, q, v, Some(u))),
                     None => Sx::constant(0.0),
                 };
                 if let Some(c) = &stage_q {
@@ -511,10 +530,10 @@ impl Problem {
             }));
         }
         if may.is_some() || term_q.is_some() {
-            let s = Rc::clone(&sym);
+            let (s, ct) = (Rc::clone(&sym), Rc::clone(&terms));
             ocp.mayer = Some(Box::new(move |q: &[Sx], v: &[Sx]| {
                 let mut l = match &may {
-                    Some(e) => e.eval(&s.env(q, Some(v), None)),
+                    Some(e) => e.eval(&ct.env(&s, q, v, None)),
                     None => Sx::constant(0.0),
                 };
                 if let Some((qt, xt)) = &term_q {
@@ -523,23 +542,21 @@ impl Problem {
                 l
             }));
         }
-        if let Some(c) = &spec.path {
-            let (g, bounds) = constraint_exprs(&sym, "ocp.path", c, Scope::QVU, f64::NEG_INFINITY)?;
-            let s = Rc::clone(&sym);
+        if let Some((g, bounds)) = path_g {
+            let (s, ct) = (Rc::clone(&sym), Rc::clone(&terms));
             ocp.path = Some(Constraint {
                 fun: Box::new(move |q: &[Sx], v: &[Sx], u: &[Sx]| {
-                    let env = s.env(q, Some(v), Some(u));
+                    let env = ct.env(&s, q, v, Some(u));
                     g.iter().map(|e| e.eval(&env)).collect()
                 }),
                 bounds,
             });
         }
-        if let Some(c) = &spec.terminal {
-            let (g, bounds) = constraint_exprs(&sym, "ocp.terminal", c, Scope::QV, 0.0)?;
-            let s = Rc::clone(&sym);
+        if let Some((g, bounds)) = term_g {
+            let (s, ct) = (Rc::clone(&sym), Rc::clone(&terms));
             ocp.terminal = Some(Constraint {
                 fun: Box::new(move |q: &[Sx], v: &[Sx]| {
-                    let env = s.env(q, Some(v), None);
+                    let env = ct.env(&s, q, v, None);
                     g.iter().map(|e| e.eval(&env)).collect()
                 }),
                 bounds,
@@ -717,4 +734,34 @@ fn periodic_of(sym: &Symbols, spec: &PeriodicSpec) -> Result<Periodic, ConfigErr
         free,
         rotations,
     })
+}
+
+/// The model behind the contact symbols of the OCP expressions (none when no expression uses
+/// them).
+struct ContactTerms(Option<ClsModel>);
+
+impl ContactTerms {
+    /// The evaluation environment of `sym` at `(q, v, u)`, with `gap_<c> = f_c(q)` and
+    /// `slip_<c> = ‖J_tᵀ v‖²` (0 for a frictionless contact) when a model is present. A model
+    /// error (not expected for our own sizes) leaves NaN, which the solver reports.
+    fn env(&self, sym: &Symbols, q: &[Sx], v: &[Sx], u: Option<&[Sx]>) -> Vec<Sx> {
+        let Some(model) = &self.0 else {
+            return sym.env(q, Some(v), u);
+        };
+        let n_q = q.len();
+        let nan = Sx::constant(f64::NAN);
+        let gaps = model
+            .gaps(q)
+            .unwrap_or_else(|_| vec![nan; model.n_c()]);
+        let slips: Vec<Sx> = (0..model.n_c())
+            .map(|c| match model.tangent_jacobian(q, c) {
+                Ok(jt) => (0..jt.len() / n_q.max(1)).fold(Sx::constant(0.0), |acc, t| {
+                    let vt = (0..n_q).fold(Sx::constant(0.0), |a, i| a + jt[i + n_q * t] * v[i]);
+                    acc + vt * vt
+                }),
+                Err(_) => nan,
+            })
+            .collect();
+        sym.env_with_contacts(q, Some(v), u, &gaps, &slips)
+    }
 }

@@ -159,7 +159,12 @@ impl RobotModel {
             .iter()
             .map(|n| format!("u_{}", ident(n)))
             .collect();
-        let symbols = Symbols::new(BASE, q_names, v_names, u_names, &Params::default())?;
+        let mut symbols = Symbols::new(BASE, q_names, v_names, u_names, &Params::default())?;
+        symbols.contacts = spec
+            .contacts
+            .iter()
+            .map(|c| ident(c.name.as_deref().unwrap_or(&c.frame)))
+            .collect();
         Ok(RobotModel {
             model,
             contacts,

@@ -41,6 +41,11 @@ pub struct Symbols {
     pub u: Vec<String>,
     /// Parameters and their values.
     pub params: Vec<(String, f64)>,
+    /// Contact names of a robot model **[ours]**: the OCP expressions (`lagrange`, `mayer`,
+    /// `path`, `terminal`) may use `gap_<contact>` (its gap f_c(q)) and `slip_<contact>` (its
+    /// squared tangential speed ‖J_tᵀ v‖²), formulation §10.9. Empty for expression models,
+    /// which write their gaps themselves.
+    pub contacts: Vec<String>,
 }
 
 fn check_name(field: &str, name: &str, taken: &[&str]) -> Result<(), ConfigError> {
@@ -86,6 +91,7 @@ impl Symbols {
             v: v.clone(),
             u: u.clone(),
             params: Vec::new(),
+            contacts: Vec::new(),
         };
         for (name, entry) in &params.0 {
             let field = join_key(&join_key(base, "parameters"), name);
@@ -133,10 +139,34 @@ impl Symbols {
         if let Some(i) = self.u.iter().position(|n| n == name) {
             return Some(2 * nq + i);
         }
-        self.params
-            .iter()
-            .position(|(n, _)| n == name)
-            .map(|i| 2 * nq + nu + i)
+        if let Some(i) = self.params.iter().position(|(n, _)| n == name) {
+            return Some(2 * nq + nu + i);
+        }
+        let base = 2 * nq + nu + self.params.len();
+        let nc = self.contacts.len();
+        if let Some(c) = name.strip_prefix("gap_") {
+            if let Some(i) = self.contacts.iter().position(|n| n == c) {
+                return Some(base + i);
+            }
+        }
+        if let Some(c) = name.strip_prefix("slip_") {
+            if let Some(i) = self.contacts.iter().position(|n| n == c) {
+                return Some(base + nc + i);
+            }
+        }
+        None
+    }
+
+    /// Index of the first contact symbol (`gap_<c>` of the first contact); `slip_<c>` follow
+    /// the gaps.
+    pub fn contact_base(&self) -> usize {
+        2 * self.q.len() + self.u.len() + self.params.len()
+    }
+
+    /// Whether `e` uses a contact symbol.
+    pub fn uses_contacts(&self, e: &Expr) -> bool {
+        let base = self.contact_base();
+        e.symbols().iter().any(|&(i, _)| i >= base)
     }
 
     fn name(&self, index: usize) -> &str {
@@ -147,17 +177,28 @@ impl Symbols {
             &self.v[index - nq]
         } else if index < 2 * nq + nu {
             &self.u[index - 2 * nq]
-        } else {
+        } else if index < self.contact_base() {
             &self.params[index - 2 * nq - nu].0
+        } else {
+            let i = index - self.contact_base();
+            let nc = self.contacts.len();
+            if i < nc {
+                "a contact gap"
+            } else {
+                self.contacts.get(i - nc).map_or("?", |_| "a contact slip")
+            }
         }
     }
 
     fn allowed(&self, index: usize, scope: Scope) -> bool {
         let (nq, nu) = (self.q.len(), self.u.len());
-        let is_param = index >= 2 * nq + nu;
+        let base = self.contact_base();
+        let is_param = index >= 2 * nq + nu && index < base;
+        let is_gap = index >= base && index < base + self.contacts.len();
+        let is_slip = index >= base + self.contacts.len();
         match scope {
             Scope::Q => index < nq || is_param,
-            Scope::QV => index < 2 * nq || is_param,
+            Scope::QV => index < 2 * nq || is_param || is_gap || is_slip,
             Scope::QVU => true,
         }
     }
@@ -204,6 +245,34 @@ impl Symbols {
             None => env.extend(std::iter::repeat_n(Sx::constant(0.0), nu)),
         }
         env.extend(self.params.iter().map(|(_, x)| Sx::constant(*x)));
+        // The contact symbols: NaN unless filled by `env_with_contacts` (only the OCP
+        // expressions may use them, and they are evaluated there).
+        env.extend(std::iter::repeat_n(
+            Sx::constant(f64::NAN),
+            2 * self.contacts.len(),
+        ));
+        env
+    }
+
+    /// [`Symbols::env`] with the contact symbols: `gaps` (`f_c(q)` per contact) and `slips`
+    /// (`‖J_tᵀ v‖²` per contact).
+    pub fn env_with_contacts(
+        &self,
+        q: &[Sx],
+        v: Option<&[Sx]>,
+        u: Option<&[Sx]>,
+        gaps: &[Sx],
+        slips: &[Sx],
+    ) -> Vec<Sx> {
+        let mut env = self.env(q, v, u);
+        let base = self.contact_base();
+        let nc = self.contacts.len();
+        for (i, g) in gaps.iter().enumerate().take(nc) {
+            env[base + i] = *g;
+        }
+        for (i, s) in slips.iter().enumerate().take(nc) {
+            env[base + nc + i] = *s;
+        }
         env
     }
 
