@@ -60,7 +60,7 @@ def standing_config(shipped_text):
             if line.startswith("    - ["):
                 continue
             skipping = False
-        if line.startswith("  x_ref_period:"):
+        if line.startswith(("  x_ref_period:", "  gait_library:", "  base_velocity:")):
             continue
         if line.startswith("  x_ref:"):
             out.append("  x_ref: [" + ", ".join(f"{x:g}" for x in standing_x_ref()) + "]")
@@ -103,7 +103,9 @@ def judge(summary):
 def run_once(case, impulse, a, out_dir):
     config = os.path.join(ROOT, "config", "quadruped_mpc.yaml")
     with open(config) as f:
-        text = f.read().replace("../urdf/quadruped.urdf", os.path.join(ROOT, "urdf", "quadruped.urdf"))
+        text = f.read().replace("../urdf/quadruped.urdf", os.path.join(ROOT, "urdf", "quadruped.urdf")).replace(
+            "gait_library: quadruped_gaits.json",
+            "gait_library: " + os.path.join(ROOT, "config", "quadruped_gaits.json"))
     if case == "stand":
         text = standing_config(text)
     tag = f"{case}_{impulse:g}"

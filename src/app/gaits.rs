@@ -286,7 +286,11 @@ pub fn classify(stance: &[Vec<bool>]) -> &'static str {
 
 /// Solve the gait of `cmd` from the problem file (with the overrides of
 /// [`command_overrides`]), staged as `spec.staged_sigma0` says.
-pub fn solve_gait(problem_path: &Path, spec: &LibrarySpec, cmd: [f64; 3]) -> Result<Gait, GaitError> {
+pub fn solve_gait(
+    problem_path: &Path,
+    spec: &LibrarySpec,
+    cmd: [f64; 3],
+) -> Result<Gait, GaitError> {
     let (base, stance_fraction) = (&spec.base, spec.stance_fraction);
     let plain = Problem::load(problem_path, &[])?;
     let stand = plain

@@ -500,7 +500,13 @@ impl Problem {
             None => None,
         };
         let path_g = match &spec.path {
-            Some(c) => Some(constraint_exprs(&sym, "ocp.path", c, Scope::QVU, f64::NEG_INFINITY)?),
+            Some(c) => Some(constraint_exprs(
+                &sym,
+                "ocp.path",
+                c,
+                Scope::QVU,
+                f64::NEG_INFINITY,
+            )?),
             None => None,
         };
         let term_g = match &spec.terminal {
@@ -510,7 +516,10 @@ impl Problem {
         // The contact symbols (`gap_<c>`, `slip_<c>`) of a robot model, computed from the
         // model where an expression uses them.
         let uses = lag.iter().chain(&may).any(|e| sym.uses_contacts(e))
-            || path_g.iter().chain(&term_g).any(|(g, _)| g.iter().any(|e| sym.uses_contacts(e)));
+            || path_g
+                .iter()
+                .chain(&term_g)
+                .any(|(g, _)| g.iter().any(|e| sym.uses_contacts(e)));
         let terms = Rc::new(ContactTerms(if uses {
             Some(self.cls_model()?)
         } else {
@@ -750,9 +759,7 @@ impl ContactTerms {
         };
         let n_q = q.len();
         let nan = Sx::constant(f64::NAN);
-        let gaps = model
-            .gaps(q)
-            .unwrap_or_else(|_| vec![nan; model.n_c()]);
+        let gaps = model.gaps(q).unwrap_or_else(|_| vec![nan; model.n_c()]);
         let slips: Vec<Sx> = (0..model.n_c())
             .map(|c| match model.tangent_jacobian(q, c) {
                 Ok(jt) => (0..jt.len() / n_q.max(1)).fold(Sx::constant(0.0), |acc, t| {

@@ -438,9 +438,14 @@ fn sigint_during_the_build_ends_the_node_with_exit_code_0() {
     let shipped = root().join("config/quadruped_mpc.yaml");
     let text = std::fs::read_to_string(&shipped).expect("shipped quadruped config");
     let urdf = root().join("urdf/quadruped.urdf");
+    let gaits = root().join("config/quadruped_gaits.json");
     let slow = text
         .replace("lift_velocity_state: true", "lift_velocity_state: false")
-        .replace("../urdf/quadruped.urdf", &urdf.display().to_string());
+        .replace("../urdf/quadruped.urdf", &urdf.display().to_string())
+        .replace(
+            "gait_library: quadruped_gaits.json",
+            &format!("gait_library: {}", gaits.display()),
+        );
     assert_ne!(slow, text, "the shipped config lifts the dynamics");
     let config = std::env::temp_dir().join(format!(
         "fesdj_quadruped_explicit_{}.yaml",

@@ -1,19 +1,22 @@
 //! Issue 7's quadruped scenario: `fesdj_node` (`sim: false`, `config/quadruped_mpc.yaml`, the
 //! base from `odom`) stands the 13 kg quadruped simulated by MuJoCo (`tools/mujoco_sim.py` on
 //! `tools/scenarios/quadruped.yaml`: free-floating base, four point feet on a firm floor) up from
-//! its crouch and walks it forward, inside a private network namespace. The reference is a
-//! periodic walking gait of the joints (`ocp.x_ref_period`); no contact schedule is given, the
-//! feet leave and touch the ground as the optimiser chooses. The solves take longer than a
+//! its crouch and walks it forward, inside a private network namespace. The reference is the
+//! gait library of our periodic OCPs blended for the configured 0.1 m/s (`mpc.gait_library`,
+//! `mpc.base_velocity`; issue 27): no contact schedule is given, the feet leave and touch the
+//! ground as the optimiser chooses. The solves take longer than a
 //! control period on these machines, so node and bridge share the simulated clock: the node
 //! runs with `use_sim_time:=true` and the bridge in lockstep (`--lockstep 0.05`, the node's
 //! 20 Hz command period), waiting for each command.
 //!
 //! Within 6 s of simulated time (measured in brackets): the body rises from 0.279 m to 0.32 m
-//! within 1 s [0.38 s] and stays above 0.31 m [0.328]; it stays level, |pitch| and |roll| below
-//! 0.05 rad [0.009]; it walks at least 0.3 m forward [0.52] and stays within 5 cm of its line
-//! [1.4 cm]; every foot leaves the ground at least three times for more than 0.1 s [5 times,
-//! 0.25 s each] and rises at least 2 cm [4-5 cm]; every command is finite and within the URDF's
-//! effort limits; the bridge never waited in vain for a command; SIGINT ends the node with 0.
+//! within 1 s [0.26 s] and stays above 0.31 m [0.338]; it stays level, |pitch| and |roll| below
+//! 0.05 rad [0.008]; it walks at least 0.3 m forward [0.47] and stays within 5 cm of its line
+//! [2.4 cm]; every foot leaves the ground at least three times for more than 0.1 s [6-9 times]
+//! and rises at least 1 cm [1.6-2.0 cm: the library's trot lifts its feet by its clearance
+//! rule, gap ≥ 0.1 s²/m · speed² − 2 mm; the hand-written walk before it lifted them 4-5 cm];
+//! every command is finite and within the URDF's effort limits; the bridge never waited in
+//! vain for a command; SIGINT ends the node with 0.
 
 use crate::support::mujoco::{enter_dds_test, root, tmp_dir};
 use crate::support::scenario::{numbers, run_scenario};
@@ -136,7 +139,7 @@ fn node_stands_the_mujoco_quadruped_up_and_walks_it_on_the_simulated_clock() {
     assert!(y_dev < 0.05, "{y_dev} m off its line");
     for (f, fl) in FEET.iter().zip(&flights) {
         assert!(fl.long >= 3, "{f} left the ground {} times", fl.long);
-        assert!(fl.z_max >= 0.02, "{f} rose {} m", fl.z_max);
+        assert!(fl.z_max >= 0.01, "{f} rose {} m", fl.z_max);
     }
     assert!(
         !node_err.contains("panicked"),

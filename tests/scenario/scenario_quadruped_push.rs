@@ -63,7 +63,11 @@ fn standing_config(dir: &Path) -> std::path::PathBuf {
             continue;
         }
         skipping = false;
-        if line.starts_with("  x_ref_period:") {
+        // Standing: no periodic reference, no gait library, no command.
+        if line.starts_with("  x_ref_period:")
+            || line.starts_with("  gait_library:")
+            || line.starts_with("  base_velocity:")
+        {
             continue;
         }
         if line.starts_with("  x_ref:") {
