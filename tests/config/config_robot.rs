@@ -299,3 +299,58 @@ fn hopper_ocp_references_follow_the_waypoints() {
     assert_eq!(qb.ub[0], 0.8);
     assert_eq!(setup.ocp.u_bounds.as_ref().unwrap().ub, [50.0, 50.0]);
 }
+
+/// The contact symbols of the OCP expressions (`gap_<c>`, `slip_<c>`): on the quadruped with
+/// its legs in the sagittal plane (abduction 0), each hip at the body's height and each leg two
+/// 0.2 m links, a foot is `z − 0.2 cos θ − 0.2 cos(θ + κ)` above the ground (flexion θ, knee κ),
+/// and with the joints still it moves with the base, so its squared tangential speed is
+/// `ẋ² + ẏ²`: closed forms, not our kinematics.
+#[test]
+fn contact_symbols_are_the_foot_heights_and_squared_slip_speeds() {
+    let sets = vec![
+        "ocp.path={g: [gap_FL_foot, gap_HR_foot, slip_FL_foot, slip_HR_foot], lb: -1e9, ub: 1e9}"
+            .to_string(),
+    ];
+    let p = Problem::load(&root().join("config/quadruped_mpc.yaml"), &sets).unwrap();
+    let setup = p.ocp().unwrap();
+    let path = setup.ocp.path.as_ref().expect("the path constraints");
+    let n_q = 18;
+    let (q, v, u) = (
+        Sx::sym_vec("q", n_q),
+        Sx::sym_vec("v", n_q),
+        Sx::sym_vec("u", 12),
+    );
+    let g = (path.fun)(&q, &v, &u);
+    let f = Function::new("path", &[&q, &v, &u], &[&g]).unwrap();
+    let mut ws = f.workspace();
+    let (z, th_f, k_f, th_h, k_h) = (0.41, 0.5, -1.1, 0.7, -1.3);
+    let mut qv = vec![0.0; n_q];
+    qv[2] = z;
+    for leg in 0..4 {
+        let (th, k) = if leg == 0 { (th_f, k_f) } else { (th_h, k_h) };
+        qv[7 + 3 * leg] = th;
+        qv[8 + 3 * leg] = k;
+    }
+    let mut vv = vec![0.0; n_q];
+    vv[0] = 0.3;
+    vv[1] = -0.4;
+    let mut out = vec![0.0; 4];
+    f.eval(&[&qv, &vv, &[0.0; 12]], &mut [out.as_mut_slice()], &mut ws)
+        .unwrap();
+    let height = |th: f64, k: f64| z - 0.2 * th.cos() - 0.2 * (th + k).cos();
+    assert!((out[0] - height(th_f, k_f)).abs() < 1e-12, "{out:?}");
+    assert!((out[1] - height(th_h, k_h)).abs() < 1e-12, "{out:?}");
+    assert!(
+        (out[2] - 0.25).abs() < 1e-12 && (out[3] - 0.25).abs() < 1e-12,
+        "{out:?}"
+    );
+    // Where no expression uses them, a model is not even consulted; unknown contacts are
+    // refused by name.
+    let bad = Problem::load(
+        &root().join("config/quadruped_mpc.yaml"),
+        &["ocp.path={g: [gap_XX_foot]}".to_string()],
+    )
+    .and_then(|p| p.ocp().map(|_| ()));
+    let e = bad.unwrap_err().to_string();
+    assert!(e.contains("ocp.path") && e.contains("gap_XX_foot"), "{e}");
+}
