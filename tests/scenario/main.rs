@@ -17,4 +17,5 @@ mod mujoco_bridge;
 mod scenario_hopper;
 mod scenario_pusher;
 mod scenario_quadruped;
+mod scenario_quadruped_cmd;
 mod scenario_quadruped_push;
