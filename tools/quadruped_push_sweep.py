@@ -26,6 +26,7 @@ do), never on the host network. A run takes 30-60 s of wall time.
 
 import argparse
 import json
+import math
 import os
 import sys
 
@@ -39,13 +40,42 @@ STAND_LEG = [0.0, 0.6006, -1.2012]
 
 
 # The fixed-schedule variant (`--fixed-schedule`, `mpc.contact_schedule`): standing, every foot
-# always down; walking, the shipped gait's swing windows (tools/quadruped_gait.py --gait walk:
-# HL, FL, HR, FR a quarter of the 1.2 s period each, in phase with `ocp.x_ref_period`).
+# always down; walking, the swing windows of the gait library's 0.1 m/s gait (what the shipped
+# config walks on), on the controller's clock as `mpc.gait_library` phases it (the first foot's
+# stance centred at phase 0): `library_walk_schedule()`.
 FIXED_SCHEDULES = {
     "stand": "{period: 1.2, swing: {FL_foot: [0, 0], FR_foot: [0, 0], HL_foot: [0, 0], HR_foot: [0, 0]}}",
-    "walk": "{period: 1.2, swing: {HL_foot: [0, 0.25], FL_foot: [0.25, 0.5], HR_foot: [0.5, 0.75], "
-            "FR_foot: [0.75, 1]}}",
 }
+
+
+def library_walk_schedule(command=(0.1, 0.0, 0.0)):
+    """`mpc.contact_schedule` of the library gait of `command`: per foot its swing window (the
+    intervals whose end sample has the foot out of stance), in fractions of the period, shifted
+    as src/mpc/gait_library.rs shifts the gait (the circular mean of the first contact's normal
+    force at phase 0), half an interval of margin on each side of the swing's interval ends."""
+    with open(os.path.join(ROOT, "config", "quadruped_gaits.json")) as f:
+        lib = json.load(f)
+    g = next(g for g in lib["gaits"] if tuple(g["command"]) == tuple(command))
+    period, n = g["period"], len(g["x"]) - 1
+    c = sum(l[0] * math.cos(2 * math.pi * t / period) for t, l in zip(g["t_force"], g["lambda_n"]))
+    s = sum(l[0] * math.sin(2 * math.pi * t / period) for t, l in zip(g["t_force"], g["lambda_n"]))
+    m = round((math.atan2(s, c) % (2 * math.pi)) / (2 * math.pi) * n) % n
+    swing = {}
+    for ci, name in enumerate(lib["contacts"]):
+        up = [not g["stance"][k][ci] for k in range(n)]
+        if all(up) or not any(up):
+            swing[name] = [0, 0]
+            continue
+        # The run of swing intervals, starting after a stance interval (periodic).
+        k0 = next(k for k in range(n) if up[k] and not up[k - 1])
+        k1 = k0
+        while up[(k1 + 1) % n] and (k1 + 1) % n != k0:
+            k1 += 1
+        start = ((k0 + 0.5 - m) / n) % 1.0
+        end = start + (k1 - k0 + 1) / n
+        swing[name] = [round(start, 6), round(end, 6)]
+    inner = ", ".join(f"{k}: [{a:g}, {b:g}]" for k, (a, b) in swing.items())
+    return f"{{period: {period:g}, swing: {{{inner}}}}}"
 
 
 def standing_x_ref():
@@ -113,7 +143,8 @@ def run_once(case, impulse, a, out_dir):
         # The controller's `mpc` section ends the shipped file: append the schedule to it.
         if not text.rstrip("\n").splitlines()[-1].startswith("    "):
             raise SystemExit("--fixed-schedule: the shipped config no longer ends with its `mpc` section")
-        text = text.rstrip("\n") + "\n  contact_schedule: " + FIXED_SCHEDULES[case] + "\n"
+        schedule = FIXED_SCHEDULES["stand"] if case == "stand" else library_walk_schedule()
+        text = text.rstrip("\n") + "\n  contact_schedule: " + schedule + "\n"
         tag += "_fixed"
         out_dir = os.path.join(out_dir, "fixed")
         os.makedirs(out_dir, exist_ok=True)

@@ -170,10 +170,10 @@ impl LibrarySpec {
     }
 }
 
-/// A 64-bit FNV-1a digest of the settings a library depends on: the problem file's text, the
-/// library entries that shape the solves and the crate version (hex). Results of an earlier
-/// run are reused only under the same key.
-pub fn settings_key(problem_text: &str, spec: &LibrarySpec) -> String {
+/// A 64-bit FNV-1a digest of the settings a library depends on: `inputs` (the problem file's
+/// text and its robot's URDF), the library entries that shape the solves and the crate version
+/// (hex). Results of an earlier run are reused only under the same key.
+pub fn settings_key(inputs: &str, spec: &LibrarySpec) -> String {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     let mut feed = |bytes: &[u8]| {
         for &b in bytes {
@@ -181,7 +181,7 @@ pub fn settings_key(problem_text: &str, spec: &LibrarySpec) -> String {
             h = h.wrapping_mul(0x0100_0000_01b3);
         }
     };
-    feed(problem_text.as_bytes());
+    feed(inputs.as_bytes());
     let start = spec.start.as_ref().map(|s| (&s.overrides, s.sigma0));
     feed(format!("{:?}|{}|{start:?}", spec.base, spec.stance_fraction).as_bytes());
     feed(env!("CARGO_PKG_VERSION").as_bytes());

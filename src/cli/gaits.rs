@@ -93,7 +93,16 @@ pub fn gaits(args: &GaitsArgs) -> Result<GaitsReport, GaitError> {
     let problem_path = dir.join(&spec.problem);
     let problem_text = std::fs::read_to_string(&problem_path).map_err(|e| io(&problem_path, e))?;
     let problem = Problem::load(&problem_path, &[])?;
-    let key = settings_key(&problem_text, &spec);
+    // The key covers the robot's URDF too: a changed robot invalidates kept gaits.
+    let mut inputs = problem_text;
+    if let Some(r) = &problem.config.model.robot {
+        let urdf = problem_path
+            .parent()
+            .unwrap_or(Path::new("."))
+            .join(&r.urdf);
+        inputs += &std::fs::read_to_string(&urdf).map_err(|e| io(&urdf, e))?;
+    }
+    let key = settings_key(&inputs, &spec);
     let output = args
         .output
         .clone()

@@ -160,11 +160,12 @@ impl RobotModel {
             .map(|n| format!("u_{}", ident(n)))
             .collect();
         let mut symbols = Symbols::new(BASE, q_names, v_names, u_names, &Params::default())?;
-        symbols.contacts = spec
-            .contacts
-            .iter()
-            .map(|c| ident(c.name.as_deref().unwrap_or(&c.frame)))
-            .collect();
+        symbols.set_contacts(
+            spec.contacts
+                .iter()
+                .map(|c| ident(c.name.as_deref().unwrap_or(&c.frame)))
+                .collect(),
+        );
         Ok(RobotModel {
             model,
             contacts,

@@ -44,8 +44,10 @@ pub struct Symbols {
     /// Contact names of a robot model **[ours]**: the OCP expressions (`lagrange`, `mayer`,
     /// `path`, `terminal`) may use `gap_<contact>` (its gap f_c(q)) and `slip_<contact>` (its
     /// squared tangential speed ‖J_tᵀ v‖²), formulation §10.9. Empty for expression models,
-    /// which write their gaps themselves.
-    pub contacts: Vec<String>,
+    /// which write their gaps themselves. Set with [`Symbols::set_contacts`].
+    contacts: Vec<String>,
+    /// `gap_<c>` of every contact, then `slip_<c>` (the symbols' names, for messages).
+    contact_names: Vec<String>,
 }
 
 fn check_name(field: &str, name: &str, taken: &[&str]) -> Result<(), ConfigError> {
@@ -92,6 +94,7 @@ impl Symbols {
             u: u.clone(),
             params: Vec::new(),
             contacts: Vec::new(),
+            contact_names: Vec::new(),
         };
         for (name, entry) in &params.0 {
             let field = join_key(&join_key(base, "parameters"), name);
@@ -157,6 +160,22 @@ impl Symbols {
         None
     }
 
+    /// Give the OCP expressions the contact symbols `gap_<c>` and `slip_<c>` of these contacts
+    /// (a robot model's contact names, made identifiers).
+    pub fn set_contacts(&mut self, names: Vec<String>) {
+        self.contact_names = names
+            .iter()
+            .map(|c| format!("gap_{c}"))
+            .chain(names.iter().map(|c| format!("slip_{c}")))
+            .collect();
+        self.contacts = names;
+    }
+
+    /// The contact names of the contact symbols.
+    pub fn contacts(&self) -> &[String] {
+        &self.contacts
+    }
+
     /// Index of the first contact symbol (`gap_<c>` of the first contact); `slip_<c>` follow
     /// the gaps.
     pub fn contact_base(&self) -> usize {
@@ -180,13 +199,9 @@ impl Symbols {
         } else if index < self.contact_base() {
             &self.params[index - 2 * nq - nu].0
         } else {
-            let i = index - self.contact_base();
-            let nc = self.contacts.len();
-            if i < nc {
-                "a contact gap"
-            } else {
-                self.contacts.get(i - nc).map_or("?", |_| "a contact slip")
-            }
+            self.contact_names
+                .get(index - self.contact_base())
+                .map_or("?", String::as_str)
         }
     }
 
