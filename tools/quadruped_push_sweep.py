@@ -72,7 +72,7 @@ def library_walk_schedule(command=(0.1, 0.0, 0.0)):
         while up[(k1 + 1) % n] and (k1 + 1) % n != k0:
             k1 += 1
         start = ((k0 + 0.5 - m) / n) % 1.0
-        end = start + (k1 - k0 + 1) / n
+        end = (start + (k1 - k0 + 1) / n) % 1.0  # a window past 1 wraps: start > end
         swing[name] = [round(start, 6), round(end, 6)]
     inner = ", ".join(f"{k}: [{a:g}, {b:g}]" for k, (a, b) in swing.items())
     return f"{{period: {period:g}, swing: {{{inner}}}}}"
