@@ -8,11 +8,12 @@
 //! * Standing: the shipped config with the reference of a robot standing still (no
 //!   `x_ref_period`, one constant `x_ref`: body at 0.33 m, feet under the hips, zero speed; same
 //!   robot, weights and solver), pushed at t = 2 s.
-//! * Walking: the shipped config (the periodic walking gait), pushed at t = 2.5 s mid-walk.
+//! * Walking: the shipped config (the gait library's 0.1 m/s trot), pushed at t = 2.5 s mid-walk.
 //!
 //! Each at about 2/3 of the largest push it survived in the sweep of `docs/validation.md`
 //! ("Push recovery of the quadruped in MuJoCo"; `tools/quadruped_push_sweep.py`): standing
-//! 7 N·s (largest survived 10.31), walking 6 N·s (largest survived 8.5). Survived, from the
+//! 7 N·s (largest survived 10.31), walking 6 N·s (largest survived 8.5 with the hand-written walk,
+//! 8.25 on the gait library). Survived, from the
 //! bridge's summary: after the push |roll| and |pitch| < 0.3 rad and the base above 0.2 m at
 //! every physics step, no robot geom but the feet touching the floor; over the last 0.5 s (3 s
 //! after the push) |roll| and |pitch| < 0.1 rad, mean lateral velocity below 0.1 m/s, angular
@@ -22,9 +23,8 @@
 //!
 //! Measured: standing, 7 N·s moves the body 1.3 cm sideways and rolls it 0.022 rad; the feet
 //! hold by friction, the right feet unload only for moments of 10-30 ms (real steps, the right
-//! feet in the air for 0.5 s, only from about 10 N·s). Walking,
-//! 6 N·s rolls it 0.029 rad and moves it 6 cm sideways; HR lifts 0.4 s before its turn in the
-//! gait and stays up 0.65 s; 0.28 m forward in the 3 s after the push (0.275 unpushed).
+//! feet in the air for 0.5 s, only from about 10 N·s). Walking on the gait library, 6 N·s rolls
+//! it 0.027 rad and moves it 2 cm sideways (the hand-written walk: 0.029 rad, 6 cm).
 
 use crate::support::mujoco::{enter_dds_test, root, tmp_dir};
 use crate::support::scenario::{numbers, run_scenario_with};
