@@ -258,15 +258,14 @@ pub fn command_overrides(
 /// fewer than three feet down), else `mixed`. Contacts in the order front left, front right,
 /// hind left, hind right.
 pub fn classify(stance: &[Vec<bool>]) -> &'static str {
-    let pattern = |s: &Vec<bool>| s.iter().fold(0u8, |a, &b| (a << 1) | u8::from(b));
-    let swings: Vec<u8> = stance
-        .iter()
-        .map(pattern)
-        .filter(|&p| p != 0b1111)
-        .collect();
     if stance.len() < 2 || stance.iter().any(|s| s.len() != 4) {
         return "mixed";
     }
+    let swings: Vec<u8> = stance
+        .iter()
+        .map(|s| s.iter().fold(0u8, |a, &b| (a << 1) | u8::from(b)))
+        .filter(|&p| p != 0b1111)
+        .collect();
     if swings.is_empty() {
         return "stand";
     }
@@ -284,32 +283,42 @@ pub fn classify(stance: &[Vec<bool>]) -> &'static str {
     }
 }
 
-/// Solve the gait of `cmd` from the problem file (with the overrides of
-/// [`command_overrides`]), staged as `spec.staged_sigma0` says.
-pub fn solve_gait(
-    problem_path: &Path,
+/// The overrides of every command of `spec` ([`command_overrides`]) from the problem file
+/// as loaded (`plain`, no overrides): its standing reference (`ocp.x_ref`) and coordinates.
+pub fn library_overrides(
+    plain: &Problem,
     spec: &LibrarySpec,
-    cmd: [f64; 3],
-) -> Result<Gait, GaitError> {
-    let (base, stance_fraction) = (&spec.base, spec.stance_fraction);
-    let plain = Problem::load(problem_path, &[])?;
+) -> Result<Vec<Vec<String>>, GaitError> {
     let stand = plain
         .ocp()?
         .x_ref
         .and_then(|r| r.into_iter().next())
         .ok_or_else(|| GaitError::Spec {
-            file: problem_path.display().to_string(),
+            file: plain.file.display().to_string(),
             field: "ocp.x_ref".into(),
             why: "the standing reference is missing (LSQ tracking with `x_ref`)".into(),
         })?;
-    let sets = command_overrides(&plain, base, &stand, cmd)?;
-    let problem = Problem::load(problem_path, &sets)?;
+    spec.commands
+        .iter()
+        .map(|&cmd| command_overrides(plain, &spec.base, &stand, cmd))
+        .collect()
+}
+
+/// Solve the gait of `cmd` from the problem file with its overrides `sets` (from
+/// [`library_overrides`]), staged as `spec.start` says.
+pub fn solve_gait(
+    problem_path: &Path,
+    spec: &LibrarySpec,
+    cmd: [f64; 3],
+    sets: &[String],
+) -> Result<Gait, GaitError> {
+    let problem = Problem::load(problem_path, sets)?;
     let mut fp = build_ocp(&problem)?;
     let tol = problem.config.solver.comp_tol;
     let tr = match &spec.start {
         Some(st) => {
             // The first solve's problem has the same variables: its solution is a start point.
-            let mut first_sets = sets.clone();
+            let mut first_sets = sets.to_vec();
             first_sets.extend(st.overrides.iter().cloned());
             let mut f0 = build_ocp(&Problem::load(problem_path, &first_sets)?)?;
             let first = f0.solve(Start::Guess)?;
@@ -336,12 +345,13 @@ pub fn solve_gait(
             }
         }
     }
-    let lambda_n = tr.stage_forces.lambda_n.clone();
-    let stance: Vec<Vec<bool>> = lambda_n
+    let stance: Vec<Vec<bool>> = tr
+        .stage_forces
+        .lambda_n
         .iter()
         .map(|l| {
             let mean = l.iter().sum::<f64>() / l.len().max(1) as f64;
-            l.iter().map(|&f| f > stance_fraction * mean).collect()
+            l.iter().map(|&f| f > spec.stance_fraction * mean).collect()
         })
         .collect();
     let solved = matches!(tr.status, Status::Solved);
@@ -356,9 +366,9 @@ pub fn solve_gait(
         period: problem.config.horizon.as_ref().map_or(0.0, |h| h.t),
         t,
         x,
-        u: tr.u.clone(),
-        t_force: tr.stage_forces.t.clone(),
-        lambda_n,
+        u: tr.u,
+        t_force: tr.stage_forces.t,
+        lambda_n: tr.stage_forces.lambda_n,
         stance,
     })
 }

@@ -16,7 +16,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
 
 use crate::app::gaits::{
-    footfall_svg, settings_key, solve_gait, Gait, GaitError, Library, LibrarySpec,
+    footfall_svg, library_overrides, settings_key, solve_gait, Gait, GaitError, Library,
+    LibrarySpec,
 };
 use crate::config::Problem;
 
@@ -143,17 +144,20 @@ pub fn gaits(args: &GaitsArgs) -> Result<GaitsReport, GaitError> {
             parts.display()
         ));
     }
+    // The standing reference and the overrides of every command, once for all solves.
+    let sets = library_overrides(&problem, &spec)?;
     let next = AtomicUsize::new(0);
     let (tx, rx) = mpsc::channel::<(usize, Result<Gait, GaitError>)>();
     let mut first_error = None;
     std::thread::scope(|s| {
         for _ in 0..jobs {
             let tx = tx.clone();
-            let (next, todo, spec, problem_path) = (&next, &todo, &spec, &problem_path);
+            let (next, todo, spec, problem_path, sets) =
+                (&next, &todo, &spec, &problem_path, &sets);
             s.spawn(move || loop {
                 let j = next.fetch_add(1, Ordering::Relaxed);
                 let Some(&i) = todo.get(j) else { break };
-                let r = solve_gait(problem_path, spec, spec.commands[i]);
+                let r = solve_gait(problem_path, spec, spec.commands[i], &sets[i]);
                 if tx.send((i, r)).is_err() {
                     break;
                 }

@@ -41,12 +41,10 @@ pub struct Symbols {
     pub u: Vec<String>,
     /// Parameters and their values.
     pub params: Vec<(String, f64)>,
-    /// Contact names of a robot model **[ours]**: the OCP expressions (`lagrange`, `mayer`,
-    /// `path`, `terminal`) may use `gap_<contact>` (its gap f_c(q)) and `slip_<contact>` (its
-    /// squared tangential speed ‖J_tᵀ v‖²), formulation §10.9. Empty for expression models,
-    /// which write their gaps themselves. Set with [`Symbols::set_contacts`].
-    contacts: Vec<String>,
-    /// `gap_<c>` of every contact, then `slip_<c>` (the symbols' names, for messages).
+    /// The contact symbols of a robot model **[ours]**: `gap_<c>` of every contact, then
+    /// `slip_<c>` (the OCP expressions `lagrange`, `mayer`, `path`, `terminal` may use them: the
+    /// gap f_c(q) and the squared tangential speed ‖J_tᵀ v‖², formulation §10.9). Empty for
+    /// expression models, which write their gaps themselves. Set with [`Symbols::set_contacts`].
     contact_names: Vec<String>,
 }
 
@@ -93,7 +91,6 @@ impl Symbols {
             v: v.clone(),
             u: u.clone(),
             params: Vec::new(),
-            contacts: Vec::new(),
             contact_names: Vec::new(),
         };
         for (name, entry) in &params.0 {
@@ -145,19 +142,10 @@ impl Symbols {
         if let Some(i) = self.params.iter().position(|(n, _)| n == name) {
             return Some(2 * nq + nu + i);
         }
-        let base = 2 * nq + nu + self.params.len();
-        let nc = self.contacts.len();
-        if let Some(c) = name.strip_prefix("gap_") {
-            if let Some(i) = self.contacts.iter().position(|n| n == c) {
-                return Some(base + i);
-            }
-        }
-        if let Some(c) = name.strip_prefix("slip_") {
-            if let Some(i) = self.contacts.iter().position(|n| n == c) {
-                return Some(base + nc + i);
-            }
-        }
-        None
+        self.contact_names
+            .iter()
+            .position(|n| n == name)
+            .map(|i| self.contact_base() + i)
     }
 
     /// Give the OCP expressions the contact symbols `gap_<c>` and `slip_<c>` of these contacts
@@ -168,12 +156,6 @@ impl Symbols {
             .map(|c| format!("gap_{c}"))
             .chain(names.iter().map(|c| format!("slip_{c}")))
             .collect();
-        self.contacts = names;
-    }
-
-    /// The contact names of the contact symbols.
-    pub fn contacts(&self) -> &[String] {
-        &self.contacts
     }
 
     /// Index of the first contact symbol (`gap_<c>` of the first contact); `slip_<c>` follow
@@ -207,13 +189,11 @@ impl Symbols {
 
     fn allowed(&self, index: usize, scope: Scope) -> bool {
         let (nq, nu) = (self.q.len(), self.u.len());
-        let base = self.contact_base();
-        let is_param = index >= 2 * nq + nu && index < base;
-        let is_gap = index >= base && index < base + self.contacts.len();
-        let is_slip = index >= base + self.contacts.len();
+        let is_param = index >= 2 * nq + nu && index < self.contact_base();
+        let is_contact = index >= self.contact_base();
         match scope {
             Scope::Q => index < nq || is_param,
-            Scope::QV => index < 2 * nq || is_param || is_gap || is_slip,
+            Scope::QV => index < 2 * nq || is_param || is_contact,
             Scope::QVU => true,
         }
     }
@@ -264,7 +244,7 @@ impl Symbols {
         // expressions may use them, and they are evaluated there).
         env.extend(std::iter::repeat_n(
             Sx::constant(f64::NAN),
-            2 * self.contacts.len(),
+            self.contact_names.len(),
         ));
         env
     }
@@ -281,7 +261,7 @@ impl Symbols {
     ) -> Vec<Sx> {
         let mut env = self.env(q, v, u);
         let base = self.contact_base();
-        let nc = self.contacts.len();
+        let nc = self.contact_names.len() / 2;
         for (i, g) in gaps.iter().enumerate().take(nc) {
             env[base + i] = *g;
         }
