@@ -90,7 +90,7 @@ def standing_config(shipped_text):
             if line.startswith("    - ["):
                 continue
             skipping = False
-        if line.startswith(("  x_ref_period:", "  gait_library:", "  base_velocity:")):
+        if line.startswith(("  x_ref_period:", "  gait_library:", "  gait_schedule_from:", "  base_velocity:")):
             continue
         if line.startswith("  x_ref:"):
             out.append("  x_ref: [" + ", ".join(f"{x:g}" for x in standing_x_ref()) + "]")
@@ -144,6 +144,8 @@ def run_once(case, impulse, a, out_dir):
         if not text.rstrip("\n").splitlines()[-1].startswith("    "):
             raise SystemExit("--fixed-schedule: the shipped config no longer ends with its `mpc` section")
         schedule = FIXED_SCHEDULES["stand"] if case == "stand" else library_walk_schedule()
+        # The whole horizon's schedule imposed instead of the shipped one's from interval 1 on.
+        text = "".join(l for l in text.splitlines(keepends=True) if not l.startswith("  gait_schedule_from:"))
         text = text.rstrip("\n") + "\n  contact_schedule: " + schedule + "\n"
         tag += "_fixed"
         out_dir = os.path.join(out_dir, "fixed")

@@ -89,6 +89,7 @@ impl Problem {
             accept_comp_residual,
             active_set_free_intervals,
             active_set_free_last_intervals,
+            gait_schedule_from,
             contact_schedule,
             gait_library,
             base_velocity,
@@ -166,6 +167,20 @@ impl Problem {
                 None => Vec::new(),
             },
         };
+        if gait_schedule_from.is_some() {
+            if gait_library.is_none() {
+                return Err(invalid(
+                    "mpc.gait_schedule_from",
+                    "imposes the gait library's schedule: needs mpc.gait_library",
+                ));
+            }
+            if contact_schedule.is_some() {
+                return Err(invalid(
+                    "mpc.gait_schedule_from",
+                    "and mpc.contact_schedule both impose a contact schedule: give one",
+                ));
+            }
+        }
         let settings = ControllerSettings {
             warm_sigma0: warm_sigma0.unwrap_or(defaults.warm_sigma0),
             cold_sigma0: cold_sigma0.unwrap_or(defaults.cold_sigma0),
@@ -177,6 +192,7 @@ impl Problem {
                 .unwrap_or(defaults.active_set_free_intervals),
             active_set_free_last_intervals: active_set_free_last_intervals
                 .unwrap_or(defaults.active_set_free_last_intervals),
+            gait_schedule_from,
             actuated,
             effort_limit,
             fallback: fallback.unwrap_or(defaults.fallback),

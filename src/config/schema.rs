@@ -64,6 +64,7 @@ pub struct Config {
 ///   effort_limit: 20       # per control, symmetric (default: from the OCP's u bounds)
 ///   fallback: {damping: {kd: 1}}         # or {hold_position: {kp: 10, kd: 1}}
 ///   tail_simulation: true  # warm starts simulate their last interval (default false)
+///   gait_schedule_from: 1  # with gait_library: its stance pattern imposed from interval 1 on
 ///   tracking: {kp: [20, 200], kd: [1, 5]}  # PD on the plan between re-plans (default none)
 ///   command_rate_hz: 250   # node: commands per second, re-plans at rate_hz (default rate_hz)
 ///   noise: {std: [1e-3, 0, 1e-3, 0], seed: 7}   # measurement noise on (q, v) (default none)
@@ -131,6 +132,11 @@ pub struct MpcSpec {
     /// the base's x, y, yaw and their rates (a `floating_zyx` base; default none).
     #[serde(default)]
     pub gait_library: Option<String>,
+    /// With `gait_library`: from this control interval on, the contacts follow the stance
+    /// pattern of the library gait the command steps with, imposed; the earlier intervals stay
+    /// contact-implicit (`ControllerSettings::gait_schedule_from`; default none).
+    #[serde(default)]
+    pub gait_schedule_from: Option<usize>,
     /// A constant base velocity command `[vₓ, v_y, ω]` (heading frame) of `fesdj mpc`; the node
     /// takes its command from `cmd_vel` (default none).
     #[serde(default)]

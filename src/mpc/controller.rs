@@ -26,6 +26,9 @@ struct Tail {
     values: Vec<f64>,
     /// `values` belong to the problem's present solution.
     ready: bool,
+    /// The gait (of the controller's library) whose swing phases the next tail imposes, and
+    /// the state time of the solve it continues ([`ControllerSettings::gait_schedule_from`]).
+    gait: Option<(usize, f64)>,
     last: Option<SolveStats>,
 }
 
@@ -78,6 +81,9 @@ pub struct Controller {
     gaits: Option<GaitBlend>,
     /// An imposed contact schedule (the fixed-schedule variant), written before every solve.
     schedule: Option<ContactSchedule>,
+    /// The gait library's schedule is lifted until the next verified solve (the last
+    /// scheduled one failed; [`ControllerSettings::gait_schedule_from`]).
+    schedule_released: bool,
 }
 
 impl std::fmt::Debug for Controller {
@@ -106,6 +112,17 @@ impl Controller {
                 field: "n_u".into(),
                 why: "does not match the problem's controls".into(),
             });
+        }
+        if let Some(k) = settings.gait_schedule_from {
+            if k >= layout.n_intervals() {
+                return Err(MpcError::Settings {
+                    field: "gait_schedule_from".into(),
+                    why: format!(
+                        "interval {k} is beyond the horizon's {} intervals",
+                        layout.n_intervals()
+                    ),
+                });
+            }
         }
         let interval = problem.options().t_final / layout.n_intervals() as f64;
         let current = Plan::sized(layout, n_u, n_c);
@@ -147,6 +164,7 @@ impl Controller {
             gaits: None,
             base_velocity: None,
             schedule: None,
+            schedule_released: false,
             settings,
         })
     }
@@ -329,6 +347,7 @@ impl Controller {
             u: vec![0.0; n_u],
             values: vec![0.0; want],
             ready: false,
+            gait: None,
             last: None,
         });
         Ok(())
@@ -363,6 +382,23 @@ impl Controller {
             *u = w[i];
         }
         self.problem.final_state_into(&mut tail.x);
+        // Under a gait schedule the next warm start's new last interval is imposed too: its
+        // swing phases (a foot unloaded) are imposed on the tail, so that the warm start's
+        // forces already follow the schedule there and are consistent with its dynamics. A
+        // stance phase is not (a foot in the air cannot be put down by the plan's control).
+        if let Some(g) = &self.gaits {
+            let n_int = layout.n_intervals() as f64;
+            let (h, gait) = (self.interval, tail.gait);
+            let n_fe = tail.sim.problem().options().n_fe.max(1) as f64;
+            let imposed = tail.sim.problem().set_contact_schedule(|_, n, l| {
+                let (j, t) = gait?;
+                let at = t + (n_int + (n as f64 + 1.0) / n_fe) * h;
+                (g.in_contact(j, at, l) == Some(false)).then_some(false)
+            });
+            if imposed.is_err() {
+                return;
+            }
+        }
         let Ok(r) = tail.sim.step(&tail.x, &tail.u) else {
             return;
         };
@@ -436,6 +472,7 @@ impl Controller {
     /// current posture until then.
     pub fn reset(&mut self) {
         self.warm = false;
+        self.schedule_released = false;
         self.can_revert = false;
         if let Some(t) = self.tail.as_mut() {
             t.ready = false;
@@ -483,6 +520,28 @@ impl Controller {
                 s.in_contact(l, t + (k as f64 + (n as f64 + 1.0) / n_fe) * h)
             })?;
         }
+        let mut scheduled = false;
+        if let (None, Some(g), Some(from)) = (
+            &self.schedule,
+            &self.gaits,
+            self.settings.gait_schedule_from,
+        ) {
+            let cmd = self.base_velocity.unwrap_or([0.0; 3]);
+            let which = g.schedule_gait(cmd).filter(|_| !self.schedule_released);
+            if let Some(tail) = self.tail.as_mut() {
+                tail.gait = which.map(|j| (j, self.t_state));
+            }
+            let (t, h) = (self.t_state, self.interval);
+            let n_fe = self.problem.options().n_fe.max(1) as f64;
+            self.problem.set_contact_schedule(|k, n, l| {
+                let j = which.filter(|_| k >= from)?;
+                g.in_contact(j, t + (k as f64 + (n as f64 + 1.0) / n_fe) * h, l)
+            })?;
+            scheduled = which.is_some();
+            if self.schedule_released {
+                self.counters.unscheduled_solves += 1;
+            }
+        }
         let wall = budget.as_secs_f64();
         if wall != self.wall {
             self.problem.set_max_wall_time(wall)?;
@@ -527,6 +586,8 @@ impl Controller {
                 && stats.comp_residual <= self.settings.accept_comp_residual);
         let verified = accepted && self.verify_solution();
         self.current.last_attempt = stats.status;
+        // A failed scheduled solve lifts the gait's schedule until a solve is verified.
+        self.schedule_released = !verified && (scheduled || self.schedule_released);
         if verified {
             if let Some(w) = self.problem.solution() {
                 self.candidate.fill(self.problem.layout(), w, self.t_state);

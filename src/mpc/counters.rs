@@ -21,4 +21,7 @@ pub struct Counters {
     /// Solves from a measured state that penetrated a contact and was projected
     /// ([`Controller::set_gap_projection`](super::Controller::set_gap_projection)).
     pub projected_states: u64,
+    /// Solves without the gait library's contact schedule because the previous scheduled one
+    /// failed ([`ControllerSettings::gait_schedule_from`](super::ControllerSettings::gait_schedule_from)).
+    pub unscheduled_solves: u64,
 }

@@ -7,7 +7,9 @@
 //! stance of the first contact is centred at phase 0, so that blended gaits step together. The
 //! base's `x, y, yaw` and their rates are not written: they follow the command
 //! ([`BaseCommandReference`](super::BaseCommandReference)). Contacts stay the optimiser's
-//! choice: the gait gives joint angles and body motion to aim at, not when feet touch down.
+//! choice: the gait gives joint angles and body motion to aim at, not when feet touch down —
+//! unless the controller imposes the gait's own stance pattern on the later intervals of its
+//! horizon ([`GaitBlend::schedule_gait`], [`GaitBlend::in_contact`]; `mpc.gait_schedule_from`).
 
 use serde::{Deserialize, Serialize};
 
@@ -92,6 +94,12 @@ fn phase_shift(g: &Gait, n: usize) -> usize {
 #[derive(Clone, Debug, PartialEq)]
 pub struct GaitBlend {
     gaits: Vec<PeriodicReference>,
+    /// Per kept gait: its command, and its stance pattern in the shifted phase (`stance[s][ℓ]`:
+    /// contact `ℓ` carries load at the sample `s` intervals after phase 0), empty when the
+    /// file gives none.
+    commands: Vec<[f64; 3]>,
+    stance: Vec<Vec<Vec<bool>>>,
+    periods: Vec<f64>,
     /// Per axis, `(command value, gait)` sorted by value; standing is on every axis.
     axes: [Vec<(f64, usize)>; 3],
     /// Largest |value| per axis (1 where the axis has no gait).
@@ -131,6 +139,7 @@ impl GaitBlend {
             skip[n_q + b] = true;
         }
         let mut gaits = Vec::new();
+        let (mut commands, mut stances, mut periods) = (Vec::new(), Vec::new(), Vec::new());
         let mut axes: [Vec<(f64, usize)>; 3] = Default::default();
         for (i, g) in library.gaits.iter().enumerate() {
             let moving = g.command.iter().filter(|c| **c != 0.0).count();
@@ -155,8 +164,29 @@ impl GaitBlend {
             let waypoints: Vec<Vec<f64>> = (0..n).map(|k| g.x[(k + m) % n].clone()).collect();
             let r = PeriodicReference::new(g.period, times, waypoints)
                 .map_err(|e| bad(&format!("gait library: gaits[{i}]"), e.to_string()))?;
+            // `stance[j]` is the sample at the end of interval j, time (j + 1) T / n of the
+            // unshifted gait; sample s of the shifted one is at s T / n, i.e. (s + m) T / n.
+            let n_c = library.contacts.len();
+            if !g.stance.is_empty()
+                && (g.stance.len() != n || g.stance.iter().any(|s| s.len() != n_c))
+            {
+                return Err(bad(
+                    &format!("gait library: gaits[{i}].stance"),
+                    format!("needs {n} samples of {n_c} contacts (or none)"),
+                ));
+            }
+            let stance = if g.stance.is_empty() {
+                Vec::new()
+            } else {
+                (0..n)
+                    .map(|s| g.stance[(s + m + n - 1) % n].clone())
+                    .collect()
+            };
             let j = gaits.len();
             gaits.push(r);
+            commands.push(g.command);
+            stances.push(stance);
+            periods.push(g.period);
             for (a, axis) in axes.iter_mut().enumerate() {
                 if moving == 0 || g.command[a] != 0.0 {
                     axis.push((g.command[a], j));
@@ -176,6 +206,9 @@ impl GaitBlend {
         }
         Ok(GaitBlend {
             gaits,
+            commands,
+            stance: stances,
+            periods,
             axes,
             ranges,
             skip,
@@ -222,6 +255,43 @@ impl GaitBlend {
         }
         let (_, gl) = list[list.len() - 1];
         (gl, gl, 0.0)
+    }
+
+    /// The gait whose stance pattern a command steps with: of the two gaits blended for `cmd`
+    /// ([`GaitBlend::pick`]) the one with the larger command (normalised by the library's
+    /// ranges), since the blend moves only by stepping; `None` when that gait keeps every
+    /// contact loaded throughout (standing) or its file gives no stance pattern.
+    pub fn schedule_gait(&self, cmd: [f64; 3]) -> Option<usize> {
+        let (a, b, beta) = self.pick(cmd);
+        let speed = |g: usize| -> f64 {
+            self.commands[g]
+                .iter()
+                .zip(&self.ranges)
+                .map(|(c, r)| (c / r).abs())
+                .sum()
+        };
+        let g = match (beta > 0.0, beta < 1.0) {
+            (true, true) if speed(a) > speed(b) => a,
+            (true, _) => b,
+            _ => a,
+        };
+        let st = &self.stance[g];
+        (!st.is_empty() && st.iter().any(|s| s.iter().any(|&c| !c))).then_some(g)
+    }
+
+    /// Whether gait `g` ([`GaitBlend::schedule_gait`]) has contact `l` loaded at time `t` of
+    /// the controller's clock (the sample nearest `t`; `None` for a contact or gait the file
+    /// does not describe).
+    pub fn in_contact(&self, g: usize, t: f64, l: usize) -> Option<bool> {
+        let st = self.stance.get(g)?;
+        let n = st.len();
+        if n == 0 {
+            return None;
+        }
+        let s = (t / self.periods[g] * n as f64)
+            .round()
+            .rem_euclid(n as f64) as usize;
+        st.get(s.min(n - 1))?.get(l).copied()
     }
 
     /// Write the blended references for a solve whose state is at time `t` under the command
@@ -310,6 +380,58 @@ mod tests {
         assert_eq!(b.pick([-0.2, 0.0, 0.0]), (0, 0, 0.0));
         // The combined command (0.1, 0, 0.5) is left out: four gaits kept.
         assert_eq!(b.gaits.len(), 4);
+    }
+
+    #[test]
+    fn the_schedule_is_the_faster_bracketing_gaits_stance_in_its_phase() {
+        // One contact; the moving gaits load it only at their force sample 1 (t_force 0.2,
+        // stance[1]); standing loads it throughout.
+        let with_stance = |cmd: [f64; 3], swings: bool| {
+            let mut g = gait(cmd, 0.0, 2);
+            g.stance = (0..4).map(|k| vec![!swings || k == 1]).collect();
+            g
+        };
+        let lib = Library {
+            problem: String::new(),
+            key: String::new(),
+            contacts: vec!["c".into()],
+            state_names: vec!["a".into(), "v_a".into()],
+            gaits: vec![
+                with_stance([-0.2, 0.0, 0.0], true),
+                with_stance([0.0, 0.0, 0.0], false),
+                with_stance([0.2, 0.0, 0.0], true),
+            ],
+        };
+        let names = lib.state_names.clone();
+        let b = GaitBlend::new(&lib, &names, [0, 0, 0]).unwrap();
+        assert_eq!(b.schedule_gait([0.0, 0.0, 0.0]), None);
+        assert_eq!(b.schedule_gait([0.05, 0.0, 0.0]), Some(2));
+        assert_eq!(b.schedule_gait([-0.1, 0.0, 0.0]), Some(0));
+        assert_eq!(b.schedule_gait([0.9, 0.0, 0.0]), Some(2));
+        // The force peak is at t_force[1] = 0.2 = 2/4 of the period, so the gait is shifted
+        // by two samples: its stance sample (t 0.2) is at phase 0, and the others swing.
+        let m = phase_shift(&lib.gaits[2], 4);
+        assert_eq!(m, 2);
+        for (t, want) in [
+            (0.0, true),
+            (0.1, false),
+            (0.2, false),
+            (0.3, false),
+            (0.4, true),
+        ] {
+            assert_eq!(b.in_contact(2, t, 0), Some(want), "t {t}");
+        }
+        // Near a sample: the nearest one.
+        assert_eq!(b.in_contact(2, 0.04, 0), Some(true));
+        assert_eq!(b.in_contact(2, 0.06, 0), Some(false));
+        assert_eq!(b.in_contact(2, 0.0, 1), None);
+        // A stance pattern of the wrong shape is refused by name.
+        let mut bad = lib.clone();
+        bad.gaits[0].stance.pop();
+        let e = GaitBlend::new(&bad, &names, [0, 0, 0])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("gaits[0].stance"), "{e}");
     }
 
     #[test]

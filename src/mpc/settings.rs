@@ -40,6 +40,15 @@ pub struct ControllerSettings {
     /// so that a plan can add a contact change at the horizon's end (default 1; 0 keeps the
     /// schedule of the first plan as long as the active-set NLPs succeed).
     pub active_set_free_last_intervals: usize,
+    /// With a gait library ([`Controller::set_gait_library`](super::Controller::set_gait_library)):
+    /// from this control interval of the horizon on, every contact follows the stance pattern
+    /// of the library gait the command steps with ([`GaitBlend::schedule_gait`](super::GaitBlend::schedule_gait)),
+    /// imposed as in the fixed-schedule variant; the intervals before it stay contact-implicit,
+    /// so the measured state decides the first touchdowns and lift-offs. A scheduled solve that
+    /// fails is followed by contact-implicit solves until one is verified; a standing command
+    /// imposes nothing **[ours]** (default none: contacts are the optimiser's choice on the
+    /// whole horizon).
+    pub gait_schedule_from: Option<usize>,
     /// Coordinate actuated by each control input (for the fallback law; length `n_u`).
     pub actuated: Vec<usize>,
     /// Symmetric effort limit of each control input (length `n_u`; empty = unlimited).
@@ -79,6 +88,7 @@ impl Default for ControllerSettings {
             accept_comp_residual: 1e-6,
             active_set_free_intervals: 1,
             active_set_free_last_intervals: 1,
+            gait_schedule_from: None,
             actuated: Vec::new(),
             effort_limit: Vec::new(),
             fallback: Fallback::default(),

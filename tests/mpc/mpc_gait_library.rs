@@ -104,6 +104,104 @@ fn the_references_blend_the_bracketing_gaits() {
     assert_eq!(checked, refs.len() * (2 * n_q - 6));
 }
 
+/// Phase shift (samples) of a gait: its first contact's stance centred at phase 0.
+fn phase_samples(g: &Value) -> usize {
+    let period = g["period"].as_f64().unwrap();
+    let n = g["x"].as_array().unwrap().len() - 1;
+    let (mut c, mut si) = (0.0, 0.0);
+    for (t, l) in floats(&g["t_force"])
+        .iter()
+        .zip(g["lambda_n"].as_array().unwrap())
+    {
+        let a = 2.0 * std::f64::consts::PI * t / period;
+        c += floats(l)[0] * a.cos();
+        si += floats(l)[0] * a.sin();
+    }
+    let frac = si.atan2(c).rem_euclid(2.0 * std::f64::consts::PI) / (2.0 * std::f64::consts::PI);
+    ((frac * n as f64).round() as usize) % n
+}
+
+/// Whether gait `g` has contact `l` loaded at controller time `s`: its force sample (at
+/// `t_force`) nearest to `s` moved by the gait's phase shift, on the periodic clock.
+fn stance_at(g: &Value, s: f64, l: usize) -> bool {
+    let period = g["period"].as_f64().unwrap();
+    let n = g["x"].as_array().unwrap().len() - 1;
+    let u = (s + phase_samples(g) as f64 * period / n as f64).rem_euclid(period);
+    let dist = |t: f64| {
+        let d = (t - u).rem_euclid(period);
+        d.min(period - d)
+    };
+    let tf = floats(&g["t_force"]);
+    let j = (0..tf.len())
+        .min_by(|&a, &b| dist(tf[a]).total_cmp(&dist(tf[b])))
+        .unwrap();
+    g["stance"][j][l].as_bool().unwrap()
+}
+
+/// `mpc.gait_schedule_from`: from that control interval on, the plan's feet follow the stance
+/// pattern of the library gait the command steps with (for 0.15 m/s, the 0.2 m/s trot: the
+/// faster of the bracketing pair), taken here from the file's force samples: a swinging foot
+/// carries exactly no force. The first interval stays the optimiser's choice; without the
+/// setting the same solve loads feet the gait swings.
+#[test]
+fn the_gait_schedule_fixes_the_swing_phases_of_the_later_intervals() {
+    let lib: Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("config/quadruped_gaits.json")).unwrap(),
+    )
+    .unwrap();
+    let gait = lib["gaits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| floats(&g["command"]) == [0.2, 0.0, 0.0])
+        .unwrap()
+        .clone();
+    let t0 = 0.35;
+    let plan_of = |schedule: bool| {
+        let mut sets: Vec<String> = vec!["mpc.base_velocity=[0.15, 0, 0]".into()];
+        if schedule {
+            sets.push("mpc.gait_schedule_from=1".into());
+        } else {
+            sets.push("mpc.gait_schedule_from=null".into());
+        }
+        let problem = Problem::load(&root().join("config/quadruped_mpc.yaml"), &sets).unwrap();
+        let x0 = problem.x0();
+        let mut cl = build_closed_loop(problem).unwrap();
+        let n_q = x0.len() / 2;
+        cl.controller.set_state(t0, &x0[..n_q], &x0[n_q..]).unwrap();
+        let plan = cl
+            .controller
+            .solve(Duration::from_secs(60))
+            .unwrap()
+            .clone();
+        assert!(plan.status.is_success(), "{:?}", plan.status);
+        plan
+    };
+    let (with, without) = (plan_of(true), plan_of(false));
+    let n_c = with.n_c;
+    let n_int = with.t_u.len() - 1;
+    let (mut swing, mut loaded_swing) = (0, 0);
+    for k in 1..n_int {
+        let s = t0 + (k + 1) as f64 * 0.05;
+        for l in 0..n_c {
+            if stance_at(&gait, s, l) {
+                continue;
+            }
+            swing += 1;
+            assert_eq!(with.lambda_n[k * n_c + l], 0.0, "interval {k}, contact {l}");
+            if without.lambda_n[k * n_c + l] > 1e-3 {
+                loaded_swing += 1;
+            }
+        }
+    }
+    // Two feet swing at a time in a trot: about half the foot-intervals.
+    assert!(swing >= n_int - 1, "{swing} swinging foot-intervals");
+    assert!(
+        loaded_swing > 0,
+        "the unscheduled plan follows the gait's swings already"
+    );
+}
+
 #[test]
 fn a_bad_library_is_refused_by_name() {
     let load = |sets: &[&str]| {
@@ -125,6 +223,28 @@ fn a_bad_library_is_refused_by_name() {
     );
     let e = load(&["mpc.base_velocity=[.nan, 0, 0]"]).unwrap();
     assert!(e.contains("mpc.base_velocity[0]"), "{e}");
+    let e = load(&["mpc.gait_library=null", "mpc.gait_schedule_from=1"]).unwrap();
+    assert!(
+        e.contains("mpc.gait_schedule_from") && e.contains("gait_library"),
+        "{e}"
+    );
+    let e = load(&[
+        "mpc.gait_schedule_from=1",
+        "mpc.contact_schedule={period: 0.6, swing: {FL_foot: [0, 0.5]}}",
+    ])
+    .unwrap();
+    assert!(
+        e.contains("mpc.gait_schedule_from") && e.contains("contact_schedule"),
+        "{e}"
+    );
+    // Beyond the horizon (N = 8): refused when the controller is built.
+    let problem = Problem::load(
+        &root().join("config/quadruped_mpc.yaml"),
+        &["mpc.gait_schedule_from=8".to_string()],
+    )
+    .unwrap();
+    let e = build_closed_loop(problem).err().unwrap().to_string();
+    assert!(e.contains("gait_schedule_from"), "{e}");
     // A library of another robot: the hopper has no floating base.
     let hop = Problem::load(
         &root().join("config/hopper_mpc.yaml"),

@@ -52,7 +52,9 @@ fn control_ticks_do_not_allocate() {
 }
 
 /// The quadruped's controller with a gait library and a base velocity command (issue 27):
-/// the blended gait and the command's arc are written into the parameters in place.
+/// the blended gait and the command's arc are written into the parameters in place, and the
+/// gait's stance pattern into the imposed sides (`gait_schedule_from`), of the solve and of
+/// the tail simulation.
 #[test]
 fn gait_library_ticks_do_not_allocate() {
     let _turn = crate::support::serial::file(module_path!());
@@ -60,6 +62,8 @@ fn gait_library_ticks_do_not_allocate() {
     let sets: Vec<String> = [
         "mpc.gait_library=quadruped_gaits.json",
         "mpc.base_velocity=[0.15, 0, 0.1]",
+        "mpc.gait_schedule_from=1",
+        "mpc.tail_simulation=true",
     ]
     .iter()
     .map(|s| s.to_string())

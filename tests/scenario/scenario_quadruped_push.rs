@@ -66,6 +66,7 @@ fn standing_config(dir: &Path) -> std::path::PathBuf {
         // Standing: no periodic reference, no gait library, no command.
         if line.starts_with("  x_ref_period:")
             || line.starts_with("  gait_library:")
+            || line.starts_with("  gait_schedule_from:")
             || line.starts_with("  base_velocity:")
         {
             continue;

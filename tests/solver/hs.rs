@@ -181,3 +181,63 @@ fn warm_start_slack_push_is_separate_from_the_primal_push() {
         .unwrap_or_default();
     assert!(e.contains("warm_start_slack_bound_push"), "{e}");
 }
+
+/// `min (x + 1)²  s.t.  x ≥ 0`: solution x = 0 with the bound multiplier z_L = 2.
+struct PressedOnBound;
+
+impl fesdj_mpc::solver::dense::ScalarProblem for PressedOnBound {
+    fn n(&self) -> usize {
+        1
+    }
+    fn m(&self) -> usize {
+        0
+    }
+    fn bounds(&self, x_l: &mut [f64], x_u: &mut [f64], _g_l: &mut [f64], _g_u: &mut [f64]) {
+        x_l[0] = 0.0;
+        x_u[0] = f64::INFINITY;
+    }
+    fn initial_point(&self, x0: &mut [f64]) {
+        x0[0] = 1.0;
+    }
+    fn objective<S: fesdj_mpc::ad::Scalar>(&self, x: &[S], _p: &[S]) -> S {
+        (x[0] + S::from_f64(1.0)).sq()
+    }
+    fn constraints<S: fesdj_mpc::ad::Scalar>(&self, _x: &[S], _p: &[S], _g: &mut [S]) {}
+}
+
+/// A warm start without a bound multiplier (z_L = 0: the variable was fixed in the solve the
+/// start comes from) takes the one stationarity gives, ∇f = 2 at the bound, so the first
+/// iterate is dual feasible; a given multiplier is kept (pushed to
+/// `warm_start_mult_bound_push`), so the first dual infeasibility is its error.
+#[test]
+fn a_warm_start_without_a_bound_multiplier_takes_the_stationary_one() {
+    let nlp = DenseNlp::new(PressedOnBound);
+    let s = Settings {
+        warm_start_bound_push: 1e-9,
+        warm_start_mult_bound_push: 1e-9,
+        ..settings()
+    };
+    for (z0, want_inf_du) in [(0.0, 0.0), (0.5, 1.5), (2.0, 0.0)] {
+        let mut ipm = Ipm::new(&nlp, s.clone()).unwrap();
+        let st = ipm
+            .solve(
+                &nlp,
+                &[],
+                IpmStart::Warm {
+                    x: &[0.0],
+                    lambda: &[],
+                    z_l: &[z0],
+                    z_u: &[0.0],
+                },
+            )
+            .unwrap();
+        assert_eq!(st, Status::Solved, "z0 {z0}");
+        let first = ipm.info().history[0].inf_du;
+        assert!(
+            (first - want_inf_du).abs() < 1e-6,
+            "z0 {z0}: first inf_du {first}, want {want_inf_du}"
+        );
+        assert!(ipm.solution().x[0].abs() < 1e-7);
+        assert!((ipm.solution().z_l[0] - 2.0).abs() < 1e-5);
+    }
+}

@@ -189,6 +189,31 @@ impl Ipm {
                         0.0
                     };
                 }
+                // A bounded variable without a bound multiplier in the warm start (exactly 0:
+                // it was fixed, e.g. by an imposed contact schedule, in the solve the start
+                // comes from) takes the one that stationarity asks for at the start,
+                // ∇f + Jᵀy = z_L − z_U, instead of the push value: a force freed at its bound
+                // otherwise starts with a dual infeasibility of its whole reduced gradient.
+                if (0..n)
+                    .any(|j| (self.has_xl[j] && z_l[j] == 0.0) || (self.has_xu[j] && z_u[j] == 0.0))
+                {
+                    let r = &mut self.rhs[..n];
+                    for (rj, &gj) in r.iter_mut().zip(&self.grad) {
+                        *rj = df * gj;
+                    }
+                    for (k, &v) in self.jac.iter().enumerate() {
+                        let i = self.jac_row[k] as usize;
+                        r[self.jac_col[k] as usize] += v * self.con_scale[i] * self.y[i];
+                    }
+                    for j in 0..n {
+                        if self.has_xl[j] && z_l[j] == 0.0 {
+                            self.zl[j] = r[j].max(mb);
+                        }
+                        if self.has_xu[j] && z_u[j] == 0.0 {
+                            self.zu[j] = (-r[j]).max(mb);
+                        }
+                    }
+                }
             }
             _ => {
                 let z0 = st.bound_mult_init_val;
