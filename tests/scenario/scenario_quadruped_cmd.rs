@@ -4,15 +4,16 @@
 //! lateral 2 s, stop 1.5 s), inside the test's private network namespace.
 //!
 //! Asserted from the tool's analysis (mean velocities over each phase's last second, heading
-//! frame), the range of four runs in brackets (runs differ: docs/validation.md, "The quadruped
-//! on a velocity-command sequence"): forward within 25 % of 0.2 m/s [0.182-0.196], no fall
-//! (|roll|, |pitch| < 0.3 [≤ 0.021]), at rest after the stop (mean speed over the last 0.5 s
-//! below 0.05 m/s [0.001-0.011]), every plan verified. The issue's other criteria are not met
-//! in every run; asserted at half of them so that a regression shows: yaw rate at least
-//! 0.15 rad/s [0.196-0.252; within 25 % of 0.3 in two runs of four], heading change over the
-//! turn at least 0.3 rad [0.412-0.478; the issue asks 0.45]. Sideways the robot is not
-//! reliably moving at all [-0.003 to 0.061 m/s over five runs; the issue asks 0.075]: only
-//! that it does not walk the wrong way (above -0.02 m/s) is asserted.
+//! frame); in brackets the range of the runs with the gait schedule from interval 1 (stop 38;
+//! runs differ: docs/validation.md, "The quadruped on a velocity-command sequence"): forward
+//! within 25 % of 0.2 m/s [0.195-0.196], no fall (|roll|, |pitch| < 0.3 [≤ 0.020]), at rest
+//! after the stop (mean speed over the last 0.5 s below 0.05 m/s [0.003-0.004]), every plan
+//! verified. The issue's other criteria (yaw rate within 25 % of 0.3, heading change at least
+//! 0.45 rad, sideways at least 0.075 m/s) were met in every such run, by small margins; asserted
+//! a little below them so that a run under the full suite's load passes and a regression
+//! shows: yaw rate at least 0.2 rad/s [0.272-0.275], heading change over the turn at least
+//! 0.4 rad [0.478-0.500], sideways at least 0.05 m/s [0.084-0.088; fully contact-implicit,
+//! before stop 38: -0.003 to 0.061].
 
 use crate::support::mujoco::{enter_dds_test, root, tmp_dir};
 
@@ -65,11 +66,11 @@ fn quadruped_follows_a_velocity_command_sequence_on_the_gait_library() {
     assert!((fwd - 0.2).abs() <= 0.05, "forward {fwd} m/s against 0.2");
     let turn = phase("turn");
     let wz = f(&turn["yaw_rate"]);
-    assert!(wz >= 0.15, "yaw rate {wz} rad/s against 0.3");
+    assert!(wz >= 0.2, "yaw rate {wz} rad/s against 0.3");
     let heading = f(&turn["heading_change"]);
-    assert!(heading >= 0.3, "heading change {heading} rad over the turn");
+    assert!(heading >= 0.4, "heading change {heading} rad over the turn");
     let lat = f(&phase("lateral")["lateral"]);
-    assert!(lat > -0.02, "lateral {lat} m/s against 0.1");
+    assert!(lat >= 0.05, "lateral {lat} m/s against 0.1");
     assert!(
         f(&r["max_abs_roll"]) < 0.3 && f(&r["max_abs_pitch"]) < 0.3,
         "{r}"
