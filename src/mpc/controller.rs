@@ -12,25 +12,10 @@ use super::gait_library::GaitBlend;
 use super::plan::{Plan, PlanSource};
 use super::projection::GapProjection;
 use super::reference::PeriodicReference;
+use super::schedule::impose_at_element_ends;
 use super::schedule::ContactSchedule;
 use super::settings::ControllerSettings;
-
-/// The last interval of the next warm start, simulated from the verified plan's final state
-/// under its last control ([`Controller::set_tail_simulator`]).
-struct Tail {
-    sim: Simulator,
-    /// Final state of the plan (`2 n_q`) and its last control.
-    x: Vec<f64>,
-    u: Vec<f64>,
-    /// The simulated interval's values in the order of `FesdjProblem::interval_variables`.
-    values: Vec<f64>,
-    /// `values` belong to the problem's present solution.
-    ready: bool,
-    /// The gait (of the controller's library) whose swing phases the next tail imposes, and
-    /// the state time of the solve it continues ([`ControllerSettings::gait_schedule_from`]).
-    gait: Option<(usize, f64)>,
-    last: Option<SolveStats>,
-}
+use super::tail::Tail;
 
 /// A receding-horizon FESD-J controller. Built once; per tick `set_state`, optionally
 /// `set_reference`, `solve(budget)`, then [`Controller::control`] for the command to apply.
@@ -305,115 +290,20 @@ impl Controller {
     /// interval structure: its one interval as long as a control interval, with the same
     /// variables per interval (same model, scheme, `n_s`, `N_FE`, `no_initial_impacts`,
     /// friction model). A failed tail step falls back to the plain shift.
-    pub fn set_tail_simulator(&mut self, mut sim: Simulator) -> Result<(), MpcError> {
-        let layout = self.problem.layout();
-        let n_int = layout.n_intervals();
-        let dt = self.problem.options().t_final / n_int as f64;
-        let want = self.problem.interval_variables(n_int - 1).len();
-        let got = sim.problem().interval_variables(0).len();
-        let bad = |why: String| MpcError::Settings {
-            field: "tail_simulation".into(),
-            why,
-        };
-        if sim.problem().layout().n_q != self.n_q {
-            return Err(bad(format!(
-                "the simulator has {} coordinates, the controller {}",
-                sim.problem().layout().n_q,
-                self.n_q
-            )));
-        }
-        if got != want {
-            return Err(bad(format!(
-                "the simulator's interval has {got} variables, the controller's last {want} \
-                 (scheme, n_s, N_FE, no_initial_impacts and friction must match)"
-            )));
-        }
-        if (sim.step_time() - dt).abs() > 1e-9 * dt.max(1.0) {
-            return Err(bad(format!(
-                "the simulator's step {} is not the control interval {dt}",
-                sim.step_time()
-            )));
-        }
-        let n_u = layout.u(n_int - 1).len();
-        // One bounded solve per tail (no retry from scratch: a failed tail only costs the
-        // plain shift).
-        sim.set_strategy(true, false);
-        if self.wall.is_finite() && self.wall > 0.0 {
-            sim.problem().set_max_wall_time(TAIL_BUDGET * self.wall)?;
-        }
-        self.tail = Some(Tail {
-            sim,
-            x: vec![0.0; 2 * self.n_q],
-            u: vec![0.0; n_u],
-            values: vec![0.0; want],
-            ready: false,
-            gait: None,
-            last: None,
-        });
+    pub fn set_tail_simulator(&mut self, sim: Simulator) -> Result<(), MpcError> {
+        self.tail = Some(Tail::new(sim, &self.problem, self.n_q, self.wall)?);
         Ok(())
     }
 
     /// The simulated state at the end of the next warm start's last interval (present after
     /// a verified solve whose tail step succeeded).
     pub fn tail_state(&self) -> Option<&[f64]> {
-        match &self.tail {
-            Some(t) if t.ready => Some(t.sim.state()),
-            _ => None,
-        }
+        self.tail.as_ref().and_then(Tail::state)
     }
 
     /// Statistics of the last tail simulation ([`Controller::set_tail_simulator`]).
     pub fn last_tail_stats(&self) -> Option<&SolveStats> {
-        self.tail.as_ref().and_then(|t| t.last.as_ref())
-    }
-
-    /// After a verified solve: simulate the next warm start's last interval.
-    fn simulate_tail(&mut self) {
-        let Some(tail) = self.tail.as_mut() else {
-            return;
-        };
-        tail.ready = false;
-        let Some(w) = self.problem.solution() else {
-            return;
-        };
-        let layout = self.problem.layout();
-        let k = layout.n_intervals() - 1;
-        for (u, &i) in tail.u.iter_mut().zip(layout.u(k)) {
-            *u = w[i];
-        }
-        self.problem.final_state_into(&mut tail.x);
-        // Under a gait schedule the next warm start's new last interval is imposed too: its
-        // swing phases (a foot unloaded) are imposed on the tail, so that the warm start's
-        // forces already follow the schedule there and are consistent with its dynamics. A
-        // stance phase is not (a foot in the air cannot be put down by the plan's control).
-        if let Some(g) = &self.gaits {
-            let n_int = layout.n_intervals() as f64;
-            let (h, gait) = (self.interval, tail.gait);
-            let n_fe = tail.sim.problem().options().n_fe.max(1) as f64;
-            let imposed = tail.sim.problem().set_contact_schedule(|_, n, l| {
-                let (j, t) = gait?;
-                let at = t + (n_int + (n as f64 + 1.0) / n_fe) * h;
-                (g.in_contact(j, at, l) == Some(false)).then_some(false)
-            });
-            if imposed.is_err() {
-                return;
-            }
-        }
-        let Ok(r) = tail.sim.step(&tail.x, &tail.u) else {
-            return;
-        };
-        tail.last = Some(r.stats);
-        if !r.stats.status.is_success() {
-            return;
-        }
-        let problem = tail.sim.problem();
-        let (Some(sw), vars) = (problem.solution(), problem.interval_variables(0)) else {
-            return;
-        };
-        for (v, &i) in tail.values.iter_mut().zip(vars) {
-            *v = sw[i];
-        }
-        tail.ready = true;
+        self.tail.as_ref().and_then(Tail::stats)
     }
 
     /// The settings.
@@ -513,12 +403,9 @@ impl Controller {
         if let (Some(b), Some(cmd)) = (&self.base_command, self.base_velocity) {
             b.write(cmd, &self.x_plan, self.problem.parameters_mut());
         }
+        let (t, h) = (self.t_state, self.interval);
         if let Some(s) = &self.schedule {
-            let (t, h) = (self.t_state, self.interval);
-            let n_fe = self.problem.options().n_fe.max(1) as f64;
-            self.problem.set_contact_schedule(|k, n, l| {
-                s.in_contact(l, t + (k as f64 + (n as f64 + 1.0) / n_fe) * h)
-            })?;
+            impose_at_element_ends(&mut self.problem, t, h, 0, |l, at| s.in_contact(l, at))?;
         }
         let mut scheduled = false;
         if let (None, Some(g), Some(from)) = (
@@ -529,13 +416,10 @@ impl Controller {
             let cmd = self.base_velocity.unwrap_or([0.0; 3]);
             let which = g.schedule_gait(cmd).filter(|_| !self.schedule_released);
             if let Some(tail) = self.tail.as_mut() {
-                tail.gait = which.map(|j| (j, self.t_state));
+                tail.gait = which.map(|j| (j, t));
             }
-            let (t, h) = (self.t_state, self.interval);
-            let n_fe = self.problem.options().n_fe.max(1) as f64;
-            self.problem.set_contact_schedule(|k, n, l| {
-                let j = which.filter(|_| k >= from)?;
-                g.in_contact(j, t + (k as f64 + (n as f64 + 1.0) / n_fe) * h, l)
+            impose_at_element_ends(&mut self.problem, t, h, from, |l, at| {
+                g.in_contact(which?, at, l)
             })?;
             scheduled = which.is_some();
             if self.schedule_released {
@@ -549,7 +433,7 @@ impl Controller {
             // of the budget (nominally it takes a few per cent of it), or it could hold the
             // control thread for as long as its NLP wanders.
             if let Some(t) = self.tail.as_mut() {
-                t.sim.problem().set_max_wall_time(TAIL_BUDGET * wall)?;
+                t.set_budget(wall)?;
             }
             self.wall = wall;
         }
@@ -604,7 +488,9 @@ impl Controller {
             self.q_hold.copy_from_slice(self.current.q_at(last));
             self.warm = true;
             self.problem.checkpoint();
-            self.simulate_tail();
+            if let Some(t) = self.tail.as_mut() {
+                t.simulate(&self.problem, self.gaits.as_ref(), self.interval);
+            }
             self.can_revert = true;
             self.failures_in_row = 0;
             self.ever_verified = true;
@@ -716,9 +602,6 @@ impl Controller {
         &self.u_fallback
     }
 }
-
-/// Share of a tick's solve budget given to the tail simulation.
-const TAIL_BUDGET: f64 = 0.25;
 
 impl Controller {
     /// The command for a fresh measurement `(q, v)` at absolute time `t`, without re-planning

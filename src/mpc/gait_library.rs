@@ -93,19 +93,24 @@ fn phase_shift(g: &Gait, n: usize) -> usize {
 /// The blend of a library's gaits for a commanded base velocity (see the module).
 #[derive(Clone, Debug, PartialEq)]
 pub struct GaitBlend {
-    gaits: Vec<PeriodicReference>,
-    /// Per kept gait: its command, and its stance pattern in the shifted phase (`stance[s][ℓ]`:
-    /// contact `ℓ` carries load at the sample `s` intervals after phase 0), empty when the
-    /// file gives none.
-    commands: Vec<[f64; 3]>,
-    stance: Vec<Vec<Vec<bool>>>,
-    periods: Vec<f64>,
+    gaits: Vec<KeptGait>,
     /// Per axis, `(command value, gait)` sorted by value; standing is on every axis.
     axes: [Vec<(f64, usize)>; 3],
     /// Largest |value| per axis (1 where the axis has no gait).
     ranges: [f64; 3],
     /// State entries not written (the base's x, y, yaw and their rates).
     skip: Vec<bool>,
+}
+
+/// One gait of the blend: its reference (phase-shifted), its command, and its stance pattern
+/// in the same phase (`stance[s][ℓ]`: contact `ℓ` carries load at the sample `s` intervals
+/// after phase 0), empty when it imposes nothing (the file gives none, or every contact stays
+/// loaded throughout: standing).
+#[derive(Clone, Debug, PartialEq)]
+struct KeptGait {
+    reference: PeriodicReference,
+    command: [f64; 3],
+    stance: Vec<Vec<bool>>,
 }
 
 impl GaitBlend {
@@ -139,7 +144,6 @@ impl GaitBlend {
             skip[n_q + b] = true;
         }
         let mut gaits = Vec::new();
-        let (mut commands, mut stances, mut periods) = (Vec::new(), Vec::new(), Vec::new());
         let mut axes: [Vec<(f64, usize)>; 3] = Default::default();
         for (i, g) in library.gaits.iter().enumerate() {
             let moving = g.command.iter().filter(|c| **c != 0.0).count();
@@ -175,18 +179,20 @@ impl GaitBlend {
                     format!("needs {n} samples of {n_c} contacts (or none)"),
                 ));
             }
-            let stance = if g.stance.is_empty() {
-                Vec::new()
-            } else {
+            let swings = g.stance.iter().any(|s| s.iter().any(|&c| !c));
+            let stance = if swings {
                 (0..n)
                     .map(|s| g.stance[(s + m + n - 1) % n].clone())
                     .collect()
+            } else {
+                Vec::new()
             };
             let j = gaits.len();
-            gaits.push(r);
-            commands.push(g.command);
-            stances.push(stance);
-            periods.push(g.period);
+            gaits.push(KeptGait {
+                reference: r,
+                command: g.command,
+                stance,
+            });
             for (a, axis) in axes.iter_mut().enumerate() {
                 if moving == 0 || g.command[a] != 0.0 {
                     axis.push((g.command[a], j));
@@ -206,9 +212,6 @@ impl GaitBlend {
         }
         Ok(GaitBlend {
             gaits,
-            commands,
-            stance: stances,
-            periods,
             axes,
             ranges,
             skip,
@@ -220,7 +223,7 @@ impl GaitBlend {
     pub fn attach(&mut self, layout: &Layout, t_final: f64) -> Result<(), MpcError> {
         let terminal = !layout.params.x_ref_terminal.is_empty();
         for g in &mut self.gaits {
-            g.attach(layout, t_final, terminal)?;
+            g.reference.attach(layout, t_final, terminal)?;
         }
         Ok(())
     }
@@ -264,7 +267,8 @@ impl GaitBlend {
     pub fn schedule_gait(&self, cmd: [f64; 3]) -> Option<usize> {
         let (a, b, beta) = self.pick(cmd);
         let speed = |g: usize| -> f64 {
-            self.commands[g]
+            self.gaits[g]
+                .command
                 .iter()
                 .zip(&self.ranges)
                 .map(|(c, r)| (c / r).abs())
@@ -275,20 +279,19 @@ impl GaitBlend {
             (true, _) => b,
             _ => a,
         };
-        let st = &self.stance[g];
-        (!st.is_empty() && st.iter().any(|s| s.iter().any(|&c| !c))).then_some(g)
+        (!self.gaits[g].stance.is_empty()).then_some(g)
     }
 
     /// Whether gait `g` ([`GaitBlend::schedule_gait`]) has contact `l` loaded at time `t` of
     /// the controller's clock (the sample nearest `t`; `None` for a contact or gait the file
-    /// does not describe).
+    /// does not describe, or a gait that imposes nothing).
     pub fn in_contact(&self, g: usize, t: f64, l: usize) -> Option<bool> {
-        let st = self.stance.get(g)?;
-        let n = st.len();
+        let gait = self.gaits.get(g)?;
+        let (st, n) = (&gait.stance, gait.stance.len());
         if n == 0 {
             return None;
         }
-        let s = (t / self.periods[g] * n as f64)
+        let s = (t / gait.reference.period() * n as f64)
             .round()
             .rem_euclid(n as f64) as usize;
         st.get(s.min(n - 1))?.get(l).copied()
@@ -298,7 +301,7 @@ impl GaitBlend {
     /// `cmd` into `p` (no allocation); the skipped entries keep their values.
     pub fn write(&self, t: f64, cmd: [f64; 3], p: &mut [f64]) {
         let (a, b, beta) = self.pick(cmd);
-        let (ga, gb) = (&self.gaits[a], &self.gaits[b]);
+        let (ga, gb) = (&self.gaits[a].reference, &self.gaits[b].reference);
         for g in 0..ga.groups() {
             let (dt, slots) = ga.group(g);
             for (j, &slot) in slots.iter().enumerate() {
@@ -345,21 +348,26 @@ mod tests {
         }
     }
 
-    #[test]
-    fn picks_the_bracketing_gaits_on_the_dominant_axis() {
-        let lib = Library {
+    /// A library of one coordinate `a` and one contact `c`.
+    fn library(gaits: Vec<Gait>) -> Library {
+        Library {
             problem: String::new(),
             key: String::new(),
             contacts: vec!["c".into()],
             state_names: vec!["a".into(), "v_a".into()],
-            gaits: vec![
-                gait([0.0, 0.0, 0.0], 0.0, 0),
-                gait([0.2, 0.0, 0.0], 1.0, 0),
-                gait([0.4, 0.0, 0.0], 2.0, 0),
-                gait([0.0, 0.0, 0.5], 3.0, 0),
-                gait([0.1, 0.0, 0.5], 4.0, 0),
-            ],
-        };
+            gaits,
+        }
+    }
+
+    #[test]
+    fn picks_the_bracketing_gaits_on_the_dominant_axis() {
+        let lib = library(vec![
+            gait([0.0, 0.0, 0.0], 0.0, 0),
+            gait([0.2, 0.0, 0.0], 1.0, 0),
+            gait([0.4, 0.0, 0.0], 2.0, 0),
+            gait([0.0, 0.0, 0.5], 3.0, 0),
+            gait([0.1, 0.0, 0.5], 4.0, 0),
+        ]);
         let names = lib.state_names.clone();
         // The base index must be within n_q = 1, so no entry is free of `skip` here; use a
         // blend over `a` only by building it through `new` and checking `pick`.
@@ -391,17 +399,11 @@ mod tests {
             g.stance = (0..4).map(|k| vec![!swings || k == 1]).collect();
             g
         };
-        let lib = Library {
-            problem: String::new(),
-            key: String::new(),
-            contacts: vec!["c".into()],
-            state_names: vec!["a".into(), "v_a".into()],
-            gaits: vec![
-                with_stance([-0.2, 0.0, 0.0], true),
-                with_stance([0.0, 0.0, 0.0], false),
-                with_stance([0.2, 0.0, 0.0], true),
-            ],
-        };
+        let lib = library(vec![
+            with_stance([-0.2, 0.0, 0.0], true),
+            with_stance([0.0, 0.0, 0.0], false),
+            with_stance([0.2, 0.0, 0.0], true),
+        ]);
         let names = lib.state_names.clone();
         let b = GaitBlend::new(&lib, &names, [0, 0, 0]).unwrap();
         assert_eq!(b.schedule_gait([0.0, 0.0, 0.0]), None);
@@ -445,13 +447,7 @@ mod tests {
 
     #[test]
     fn refuses_a_library_of_another_problem() {
-        let lib = Library {
-            problem: String::new(),
-            key: String::new(),
-            contacts: vec![],
-            state_names: vec!["a".into(), "v_a".into()],
-            gaits: vec![gait([0.0, 0.0, 0.0], 0.0, 0)],
-        };
+        let lib = library(vec![gait([0.0, 0.0, 0.0], 0.0, 0)]);
         let e = GaitBlend::new(&lib, &["b".into(), "v_b".into()], [0, 0, 0]).unwrap_err();
         assert!(e.to_string().contains("state names"), "{e}");
     }

@@ -27,6 +27,7 @@ pub mod reference;
 pub mod schedule;
 pub mod settings;
 pub(crate) mod stats;
+mod tail;
 
 pub use base_command::{BaseCommandReference, BaseCoordinates};
 pub use closed_loop::{run_closed_loop, run_closed_loop_with, ClosedLoopOptions, ReferenceFn};

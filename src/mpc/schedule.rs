@@ -9,7 +9,29 @@
 //! Element `n` of control interval `k` of a solve at state time `t` takes the schedule at its
 //! nominal end `t + (k + (n + 1)/N_FE) T/N`.
 
+use crate::fesdj::{FesdjError, FesdjProblem};
+
 use super::error::MpcError;
+
+/// Impose on `problem` the contact state `contact(ℓ, τ)` (`Some(true)` standing, `Some(false)`
+/// swinging, `None` free) at the nominal end `τ = t0 + (k + (n + 1)/N_FE) h` of element `n` of
+/// every control interval `k ≥ from` of a grid that starts at `t0` with intervals of `h`; the
+/// pairs of the earlier intervals are left free. No allocation.
+pub(super) fn impose_at_element_ends(
+    problem: &mut FesdjProblem,
+    t0: f64,
+    h: f64,
+    from: usize,
+    mut contact: impl FnMut(usize, f64) -> Option<bool>,
+) -> Result<(), FesdjError> {
+    let n_fe = problem.options().n_fe.max(1) as f64;
+    problem.set_contact_schedule(|k, n, l| {
+        if k < from {
+            return None;
+        }
+        contact(l, t0 + (k as f64 + (n as f64 + 1.0) / n_fe) * h)
+    })
+}
 
 /// Swing windows per contact, as fractions of the period.
 #[derive(Clone, Debug, PartialEq)]

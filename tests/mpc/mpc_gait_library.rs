@@ -29,17 +29,7 @@ fn gait_at(g: &Value, s: f64, j: usize) -> f64 {
     let period = g["period"].as_f64().unwrap();
     let x: Vec<Vec<f64>> = g["x"].as_array().unwrap().iter().map(floats).collect();
     let n = x.len() - 1;
-    let (mut c, mut si) = (0.0, 0.0);
-    for (t, l) in floats(&g["t_force"])
-        .iter()
-        .zip(g["lambda_n"].as_array().unwrap())
-    {
-        let a = 2.0 * std::f64::consts::PI * t / period;
-        c += floats(l)[0] * a.cos();
-        si += floats(l)[0] * a.sin();
-    }
-    let frac = si.atan2(c).rem_euclid(2.0 * std::f64::consts::PI) / (2.0 * std::f64::consts::PI);
-    let m = ((frac * n as f64).round() as usize) % n;
+    let m = phase_samples(g);
     let u = s.rem_euclid(period) / period * n as f64;
     let k = (u.floor() as usize).min(n - 1);
     let w = u - k as f64;
