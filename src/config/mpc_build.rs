@@ -90,6 +90,7 @@ impl Problem {
             active_set_free_intervals,
             active_set_free_last_intervals,
             gait_schedule_from,
+            contact_penalty_weight,
             contact_schedule,
             gait_library,
             base_velocity,
@@ -193,6 +194,10 @@ impl Problem {
             active_set_free_last_intervals: active_set_free_last_intervals
                 .unwrap_or(defaults.active_set_free_last_intervals),
             gait_schedule_from,
+            contact_penalty_weight: match contact_penalty_weight {
+                Some(w) => positive("mpc.contact_penalty_weight", w)?,
+                None => defaults.contact_penalty_weight,
+            },
             actuated,
             effort_limit,
             fallback: fallback.unwrap_or(defaults.fallback),

@@ -65,6 +65,7 @@ pub struct Config {
 ///   fallback: {damping: {kd: 1}}         # or {hold_position: {kp: 10, kd: 1}}
 ///   tail_simulation: true  # warm starts simulate their last interval (default false)
 ///   gait_schedule_from: 1  # with gait_library: its stance pattern imposed from interval 1 on
+///   contact_penalty_weight: 10   # ℓ1 penalty weight of the normal-contact pairs (default 1)
 ///   tracking: {kp: [20, 200], kd: [1, 5]}  # PD on the plan between re-plans (default none)
 ///   command_rate_hz: 250   # node: commands per second, re-plans at rate_hz (default rate_hz)
 ///   noise: {std: [1e-3, 0, 1e-3, 0], seed: 7}   # measurement noise on (q, v) (default none)
@@ -137,6 +138,10 @@ pub struct MpcSpec {
     /// contact-implicit (`ControllerSettings::gait_schedule_from`; default none).
     #[serde(default)]
     pub gait_schedule_from: Option<usize>,
+    /// Weight of the normal-contact pairs in the controller's ℓ1 penalty, the others weighing 1
+    /// (`ControllerSettings::contact_penalty_weight`; default 1).
+    #[serde(default)]
+    pub contact_penalty_weight: Option<f64>,
     /// A constant base velocity command `[vₓ, v_y, ω]` (heading frame) of `fesdj mpc`; the node
     /// takes its command from `cmd_vel` (default none).
     #[serde(default)]

@@ -146,6 +146,16 @@ impl OwnedSolver {
         self.solver.set_imposed_sides(sides)
     }
 
+    /// See `RelaxedStructure::set_penalty_weights`.
+    pub fn set_penalty_weights(&mut self, w: &[f64]) -> Result<(), SolverError> {
+        self.solver.structure_mut().set_penalty_weights(w)
+    }
+
+    /// See `RelaxedStructure::penalty_weights`.
+    pub fn penalty_weights(&self) -> &[f64] {
+        self.solver.structure().penalty_weights()
+    }
+
     /// See `MpccSolver::set_active_set_free`.
     pub fn set_active_set_free(&mut self, free: &[bool]) -> Result<(), SolverError> {
         self.solver.set_active_set_free(free)

@@ -517,6 +517,28 @@ impl FesdjProblem {
         Ok(self.solver.set_active_set_free(&free)?)
     }
 
+    /// Weigh the normal-contact pairs (time stepping's stage-wise (13a), FESD-J's cross
+    /// complementarity (20) and the impulse pairs (A.2) `Λ_n ⊥ Y + Υ_+ + Υ_−`) by `w` in the ℓ1
+    /// penalty, every other pair by 1 (formulation §5.2, "pair weights"; the Scholtes
+    /// relaxation ignores it). Configuration, not a per-tick call: it allocates the weights.
+    pub fn set_contact_penalty_weight(&mut self, w: f64) -> Result<(), FesdjError> {
+        let weights: Vec<f64> = self
+            .comp_info
+            .iter()
+            .map(|c| match c.kind {
+                PairKind::StageContact | PairKind::ContactCross | PairKind::ImpulseNormal => w,
+                _ => 1.0,
+            })
+            .collect();
+        Ok(self.solver.set_penalty_weights(&weights)?)
+    }
+
+    /// The ℓ1 penalty's pair weights ([`FesdjProblem::set_contact_penalty_weight`]), in the
+    /// order of the pairs.
+    pub fn penalty_weights(&self) -> &[f64] {
+        self.solver.penalty_weights()
+    }
+
     /// Impose a contact schedule on the next solves (a fixed-schedule controller, the
     /// comparison baseline of contact-implicit planning): `contact(k, n, ℓ)` says whether
     /// contact `ℓ` is closed in element `n` of control interval `k` (`Some(true)`: its gap is

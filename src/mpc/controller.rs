@@ -112,6 +112,7 @@ impl Controller {
         let interval = problem.options().t_final / layout.n_intervals() as f64;
         let current = Plan::sized(layout, n_u, n_c);
         problem.set_warm_duals(settings.warm_duals);
+        problem.set_contact_penalty_weight(settings.contact_penalty_weight)?;
         problem.set_active_set_free_intervals(
             settings.active_set_free_intervals,
             settings.active_set_free_last_intervals,

@@ -49,6 +49,10 @@ pub struct ControllerSettings {
     /// imposes nothing **[ours]** (default none: contacts are the optimiser's choice on the
     /// whole horizon).
     pub gait_schedule_from: Option<usize>,
+    /// Weight of the normal-contact pairs in the ℓ1 penalty of the controller's relaxed NLPs,
+    /// the other pairs (friction) weighing 1 **[ours]** (formulation §5.2 "pair weights";
+    /// default 1: one penalty for all; the Scholtes relaxation ignores it).
+    pub contact_penalty_weight: f64,
     /// Coordinate actuated by each control input (for the fallback law; length `n_u`).
     pub actuated: Vec<usize>,
     /// Symmetric effort limit of each control input (length `n_u`; empty = unlimited).
@@ -89,6 +93,7 @@ impl Default for ControllerSettings {
             active_set_free_intervals: 1,
             active_set_free_last_intervals: 1,
             gait_schedule_from: None,
+            contact_penalty_weight: 1.0,
             actuated: Vec::new(),
             effort_limit: Vec::new(),
             fallback: Fallback::default(),
@@ -107,6 +112,7 @@ impl ControllerSettings {
         for (name, x) in [
             ("warm_sigma0", self.warm_sigma0),
             ("cold_sigma0", self.cold_sigma0),
+            ("contact_penalty_weight", self.contact_penalty_weight),
         ] {
             if !(x.is_finite() && x > 0.0) {
                 return Err(bad(name, format!("must be finite and > 0, got {x}")));

@@ -192,6 +192,41 @@ fn the_gait_schedule_fixes_the_swing_phases_of_the_later_intervals() {
     );
 }
 
+/// `mpc.contact_penalty_weight`: the controller's ℓ1 penalty weighs every normal-contact pair
+/// (time stepping's stage-wise λ_n ⊥ gap, one per contact and interval) by the setting and
+/// every friction pair by 1; the default weighs all by 1, and a bad weight is refused by name.
+#[test]
+fn the_contact_penalty_weight_lands_on_the_normal_contact_pairs() {
+    use fesdj_mpc::fesdj::PairKind;
+    let weights_of = |sets: &[&str]| {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        let problem = Problem::load(&root().join("config/quadruped_mpc.yaml"), &sets).unwrap();
+        let cl = build_closed_loop(problem).unwrap();
+        let p = cl.controller.problem();
+        let kinds: Vec<PairKind> = p.pair_info().iter().map(|c| c.kind).collect();
+        (p.penalty_weights().to_vec(), kinds)
+    };
+    let (w, kinds) = weights_of(&["mpc.contact_penalty_weight=7"]);
+    assert_eq!(w.len(), kinds.len());
+    let contact = kinds
+        .iter()
+        .filter(|&&k| k == PairKind::StageContact)
+        .count();
+    assert_eq!(contact, 8 * 4, "N = 8 intervals, four feet");
+    for (i, (&wi, &k)) in w.iter().zip(&kinds).enumerate() {
+        let want = if k == PairKind::StageContact { 7.0 } else { 1.0 };
+        assert_eq!(wi, want, "pair {i} ({k:?})");
+    }
+    let (w, _) = weights_of(&["mpc.contact_penalty_weight=null"]);
+    assert!(w.iter().all(|&x| x == 1.0));
+    let sets = vec!["mpc.contact_penalty_weight=0".to_string()];
+    let e = Problem::load(&root().join("config/quadruped_mpc.yaml"), &sets)
+        .and_then(|p| p.mpc_setup().map(|_| ()))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("mpc.contact_penalty_weight"), "{e}");
+}
+
 #[test]
 fn a_bad_library_is_refused_by_name() {
     let load = |sets: &[&str]| {

@@ -2,7 +2,8 @@
 //! `G_i >= 0`, `H_i >= 0` (as bounds when `G_i`/`H_i` is a variable, else as rows) and
 //!
 //! * Scholtes: a row `G_i H_i <= σ`;
-//! * ℓ1 penalty: the term `ρ Σ G_i H_i` (ρ = 1/σ) added to the objective.
+//! * ℓ1 penalty: the term `ρ Σ w_i G_i H_i` (ρ = 1/σ, pair weights `w_i`, 1 unless set with
+//!   [`RelaxedStructure::set_penalty_weights`]) added to the objective.
 //!
 //! Bounds are never relaxed. For polishing, chosen `G_i` or `H_i` can be fixed to zero.
 //!
@@ -60,6 +61,10 @@ pub struct RelaxedStructure {
     /// Per pair, sides fixed in every subproblem (same bits as `fix`, combined with them):
     /// an imposed contact schedule ([`MpccSolver::set_imposed_sides`](super::MpccSolver::set_imposed_sides)).
     pub imposed: Vec<u8>,
+    /// Per pair, the weight `w_i` of its product in the ℓ1 penalty (1 by default).
+    weights: Vec<f64>,
+    /// Whether every weight is 1 (the penalty's evaluation skips the weights then).
+    unit_weights: bool,
     /// Per pair, the members of G and of H (empty unless the side is a row and a sum).
     g_members: Vec<Vec<usize>>,
     h_members: Vec<Vec<usize>>,
@@ -280,6 +285,8 @@ impl RelaxedStructure {
             sigma: 1.0,
             fix: vec![0; k],
             imposed: vec![0; k],
+            weights: vec![1.0; k],
+            unit_weights: true,
             g_members,
             h_members,
             m0,
@@ -373,6 +380,37 @@ impl RelaxedStructure {
     fn penalty(&self) -> f64 {
         1.0 / self.sigma
     }
+
+    /// The weight of pair `i`'s product in the ℓ1 penalty.
+    fn weight(&self, i: usize) -> f64 {
+        if self.unit_weights {
+            1.0
+        } else {
+            self.weights[i]
+        }
+    }
+
+    /// Weigh pair `i`'s product by `w[i]` in the ℓ1 penalty `ρ Σ w_i G_i H_i` **[ours]**
+    /// (formulation §5.2): pairs whose products have different units (a normal force times a
+    /// gap against a friction force times a slip speed) then reach exactness at the same ρ. The
+    /// Scholtes relaxation ignores them. Every weight finite and > 0; no allocation.
+    pub fn set_penalty_weights(&mut self, w: &[f64]) -> Result<(), SolverError> {
+        SolverError::check_dim("penalty weights", self.k, w.len())?;
+        if let Some(i) = w.iter().position(|&x| !(x.is_finite() && x > 0.0)) {
+            return Err(SolverError::InvalidSetting {
+                name: "penalty weights",
+                why: format!("pair {i}: weight {} is not finite and > 0", w[i]),
+            });
+        }
+        self.weights.copy_from_slice(w);
+        self.unit_weights = w.iter().all(|&x| x == 1.0);
+        Ok(())
+    }
+
+    /// The pairs' weights in the ℓ1 penalty ([`RelaxedStructure::set_penalty_weights`]).
+    pub fn penalty_weights(&self) -> &[f64] {
+        &self.weights
+    }
 }
 
 impl<'a> RelaxedNlp<'a> {
@@ -464,7 +502,12 @@ impl Nlp for RelaxedNlp<'_> {
             let mut s = self.s.scratch.borrow_mut();
             let s = &mut *s;
             self.comp.eval(x, p, &mut s.gv, &mut s.hv)?;
-            let sum: f64 = s.gv.iter().zip(&s.hv).map(|(a, b)| a * b).sum();
+            let sum: f64 =
+                s.gv.iter()
+                    .zip(&s.hv)
+                    .enumerate()
+                    .map(|(i, (a, b))| self.s.weight(i) * a * b)
+                    .sum();
             f += self.s.penalty() * sum;
         }
         Ok(f)
@@ -479,11 +522,13 @@ impl Nlp for RelaxedNlp<'_> {
             self.comp.eval_jac(x, p, &mut s.jg, &mut s.jh)?;
             let pg = self.comp.g_jacobian_pattern();
             for (kk, (_, j)) in pg.entries().enumerate() {
-                grad[j] += rho * s.jg[kk] * s.hv[self.s.jg_row[kk]];
+                let i = self.s.jg_row[kk];
+                grad[j] += rho * self.s.weight(i) * s.jg[kk] * s.hv[i];
             }
             let ph = self.comp.h_jacobian_pattern();
             for (kk, (_, j)) in ph.entries().enumerate() {
-                grad[j] += rho * s.jh[kk] * s.gv[self.s.jh_row[kk]];
+                let i = self.s.jh_row[kk];
+                grad[j] += rho * self.s.weight(i) * s.jh[kk] * s.gv[i];
             }
         }
         Ok(())
@@ -552,7 +597,7 @@ impl Nlp for RelaxedNlp<'_> {
         for i in 0..self.s.k {
             let w = match self.s.relaxation {
                 Relaxation::Scholtes => lambda[self.s.prod_row0 + i],
-                Relaxation::L1Penalty => sigma_f * self.s.penalty(),
+                Relaxation::L1Penalty => sigma_f * self.s.penalty() * self.s.weight(i),
             };
             let mut a = w * s.hv[i];
             let mut b = w * s.gv[i];
@@ -575,10 +620,126 @@ impl Nlp for RelaxedNlp<'_> {
             let i = self.s.jg_row[kg];
             let w = match self.s.relaxation {
                 Relaxation::Scholtes => lambda[self.s.prod_row0 + i],
-                Relaxation::L1Penalty => sigma_f * self.s.penalty(),
+                Relaxation::L1Penalty => sigma_f * self.s.penalty() * self.s.weight(i),
             };
             vals[t] += factor * w * s.jg[kg] * s.jh[kh];
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solver::problems::{macmpec, Backend};
+
+    /// The ℓ1 penalty with pair weights `w_i`: its objective differs from the unweighted one by
+    /// exactly `ρ Σ (w_i − 1) G_i H_i`, and its gradient and Hessian are those of its objective
+    /// (central differences), on every MacMPEC problem of the collection with two or more pairs.
+    #[test]
+    fn weighted_penalty_derivatives_match_its_objective() {
+        let mut checked = 0;
+        for prob in macmpec::collection(Backend::Ad) {
+            let (nlp, comp) = (prob.nlp.as_ref(), prob.comp.as_ref());
+            let (n, k) = (nlp.n(), comp.n_pairs());
+            if k < 2 {
+                continue;
+            }
+            let mut s = RelaxedStructure::new(nlp, comp, Relaxation::L1Penalty).unwrap();
+            s.sigma = 0.25;
+            let p = vec![0.0; nlp.n_p()];
+            let mut x = vec![0.0; n];
+            nlp.initial_point(&mut x);
+            for (j, xj) in x.iter_mut().enumerate() {
+                *xj += 0.3 + 0.1 * j as f64;
+            }
+            let f1 = s.bind(nlp, comp).unwrap().eval_f(&x, &p).unwrap();
+            let w: Vec<f64> = (0..k).map(|i| 1.0 + 2.0 * i as f64).collect();
+            s.set_penalty_weights(&w).unwrap();
+            let r = s.bind(nlp, comp).unwrap();
+            let f = |x: &[f64]| r.eval_f(x, &p).unwrap();
+            let (mut gv, mut hv) = (vec![0.0; k], vec![0.0; k]);
+            comp.eval(&x, &p, &mut gv, &mut hv).unwrap();
+            let extra: f64 = (0..k).map(|i| (w[i] - 1.0) * gv[i] * hv[i]).sum::<f64>() / 0.25;
+            assert!(
+                (f(&x) - f1 - extra).abs() <= 1e-12 * (1.0 + f1.abs() + extra.abs()),
+                "{}: f {} − {f1} against {extra}",
+                prob.name,
+                f(&x)
+            );
+            let grad_at = |x: &[f64]| {
+                let mut g = vec![0.0; n];
+                r.eval_grad_f(x, &p, &mut g).unwrap();
+                g
+            };
+            let g = grad_at(&x);
+            let eps = 1e-6;
+            for j in 0..n {
+                let (mut xp, mut xm) = (x.clone(), x.clone());
+                xp[j] += eps;
+                xm[j] -= eps;
+                let fd = (f(&xp) - f(&xm)) / (2.0 * eps);
+                assert!(
+                    (g[j] - fd).abs() <= 1e-6 * (1.0 + fd.abs()),
+                    "{}: ∂f/∂x{j} {} against {fd}",
+                    prob.name,
+                    g[j]
+                );
+            }
+            let hp = r.hessian_pattern();
+            let mut hvals = vec![0.0; hp.nnz()];
+            let lam = vec![0.0; r.m()];
+            r.eval_hess_l(&x, &p, 1.0, &lam, &mut hvals).unwrap();
+            let mut dense = vec![0.0; n * n];
+            for ((i, j), v) in hp.entries().zip(&hvals) {
+                dense[i * n + j] += v;
+                if i != j {
+                    dense[j * n + i] += v;
+                }
+            }
+            for j in 0..n {
+                let (mut xp, mut xm) = (x.clone(), x.clone());
+                xp[j] += eps;
+                xm[j] -= eps;
+                let (gp, gm) = (grad_at(&xp), grad_at(&xm));
+                for i in 0..n {
+                    let fd = (gp[i] - gm[i]) / (2.0 * eps);
+                    assert!(
+                        (dense[i * n + j] - fd).abs() <= 1e-5 * (1.0 + fd.abs()),
+                        "{}: ∂²f/∂x{i}∂x{j} {} against {fd}",
+                        prob.name,
+                        dense[i * n + j]
+                    );
+                }
+            }
+            checked += 1;
+        }
+        assert!(
+            checked >= 4,
+            "only {checked} problems with two or more pairs"
+        );
+    }
+
+    #[test]
+    fn penalty_weights_must_be_positive_and_one_per_pair() {
+        let prob = macmpec::collection(Backend::Ad)
+            .into_iter()
+            .find(|p| p.comp.n_pairs() >= 2)
+            .unwrap();
+        let (nlp, comp) = (prob.nlp.as_ref(), prob.comp.as_ref());
+        let k = comp.n_pairs();
+        let mut s = RelaxedStructure::new(nlp, comp, Relaxation::L1Penalty).unwrap();
+        assert!(s.set_penalty_weights(&vec![1.0; k + 1]).is_err());
+        let mut w = vec![1.0; k];
+        w[1] = 0.0;
+        let e = s.set_penalty_weights(&w).unwrap_err().to_string();
+        assert!(e.contains("pair 1"), "{e}");
+        w[1] = f64::NAN;
+        assert!(s.set_penalty_weights(&w).is_err());
+        assert_eq!(
+            s.penalty_weights(),
+            &vec![1.0; k][..],
+            "a refused call changes nothing"
+        );
     }
 }

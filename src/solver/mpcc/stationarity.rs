@@ -441,7 +441,7 @@ fn check_at(
             .collect::<Vec<_>>()
     };
     // ν_G = -λ_G (row) or z_L (variable) minus the product term w H (Scholtes: w = λ of
-    // the product row; ℓ1 penalty: w = 1/σ), ν_H likewise. A variable that is a side of
+    // the product row; ℓ1 penalty: w = w_i/σ with the pair's penalty weight), ν_H likewise. A variable that is a side of
     // several pairs has one bound multiplier: it goes to the first active side using it.
     let mut nu_priors = vec![(0.0, 0.0); k];
     if let Some(d) = duals {
@@ -459,7 +459,7 @@ fn check_at(
             let (rg, rh, rp) = d.structure.pair_rows(i);
             let w = match rp {
                 Some(r) => d.lam[r],
-                None => 1.0 / d.structure.sigma,
+                None => d.structure.penalty_weights()[i] / d.structure.sigma,
             };
             let g_act = matches!(state[i], PairState::G | PairState::Both);
             let h_act = matches!(state[i], PairState::H | PairState::Both);
