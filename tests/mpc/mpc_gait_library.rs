@@ -214,7 +214,11 @@ fn the_contact_penalty_weight_lands_on_the_normal_contact_pairs() {
         .count();
     assert_eq!(contact, 8 * 4, "N = 8 intervals, four feet");
     for (i, (&wi, &k)) in w.iter().zip(&kinds).enumerate() {
-        let want = if k == PairKind::StageContact { 7.0 } else { 1.0 };
+        let want = if k == PairKind::StageContact {
+            7.0
+        } else {
+            1.0
+        };
         assert_eq!(wi, want, "pair {i} ({k:?})");
     }
     let (w, _) = weights_of(&["mpc.contact_penalty_weight=null"]);
