@@ -16,7 +16,9 @@
 //! (`solve_time_p50_s`, `solve_time_p99_s`, `solve_time_max_s`, `homotopy_steps_mean`,
 //! `deadline_misses`, `verified_fraction`, `fallback_ticks`, `plant_failures`, `counters`,
 //! `time_split_s`: the solves' time in function and derivative evaluations, KKT linear algebra
-//! (assembly, factorisation, solves), line search and the rest, summed over the run).
+//! (assembly, factorisation, solves), line search and the rest, summed over the run; of the
+//! linear algebra, `linear_algebra_factorization` (assembly and factorisations, inertia
+//! corrections included) and `linear_algebra_kkt_solve` (the direction's solves with refinement)).
 //!
 //! Exit codes: 0 every tick had a verified fresh plan and every plant step converged, 1 some
 //! did not (outputs are still written; a failed plant step ends the run, its tick, time and
@@ -89,9 +91,12 @@ pub fn log_document(problem: &Problem, setup: &MpcSetup, log: &ClosedLoopLog) ->
     let sm = &log.summary;
     // Where the solve time went, summed over every relaxed NLP of every tick.
     let (mut eval, mut kkt, mut ls, mut total) = (0.0, 0.0, 0.0, 0.0);
+    let (mut factor, mut solve) = (0.0, 0.0);
     for step in log.ticks.iter().flat_map(|t| &t.homotopy) {
         eval += step.timers.evaluation;
         kkt += step.timers.linear_algebra;
+        factor += step.timers.factorization;
+        solve += step.timers.kkt_solve;
         ls += step.timers.line_search;
         total += step.time_s;
     }
@@ -117,6 +122,8 @@ pub fn log_document(problem: &Problem, setup: &MpcSetup, log: &ClosedLoopLog) ->
             "time_split_s": {
                 "evaluation": eval,
                 "linear_algebra": kkt,
+                "linear_algebra_factorization": factor,
+                "linear_algebra_kkt_solve": solve,
                 "line_search": ls,
                 "other": (total - eval - kkt - ls).max(0.0),
             },

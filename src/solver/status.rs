@@ -76,6 +76,11 @@ pub struct Timers {
     pub evaluation: f64,
     /// KKT assembly, factorisation and solves.
     pub linear_algebra: f64,
+    /// Of `linear_algebra`: assembly and factorisation of the KKT matrix, every inertia
+    /// correction's retry included.
+    pub factorization: f64,
+    /// Of `linear_algebra`: the search direction's KKT solves with iterative refinement.
+    pub kkt_solve: f64,
     /// Line search (excluding evaluations).
     pub line_search: f64,
     /// Restoration phase (included in the others too).

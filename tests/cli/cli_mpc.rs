@@ -101,6 +101,12 @@ fn sliding_block_reaches_the_target_at_rest() {
                 parts > 0.0 && parts <= f(&h["time_s"]) * (1.0 + 1e-9),
                 "tick {k}: {h}"
             );
+            // The factorisations and the direction's solves are parts of the linear algebra.
+            let (fa, so) = (f(&tm["factorization"]), f(&tm["kkt_solve"]));
+            assert!(
+                fa > 0.0 && so > 0.0 && fa + so <= f(&tm["linear_algebra"]) * (1.0 + 1e-9),
+                "tick {k}: {h}"
+            );
         }
     }
     // While it accelerates, the force exceeds the friction bound μ m g.
@@ -121,6 +127,14 @@ fn sliding_block_reaches_the_target_at_rest() {
         .sum();
     assert!(f(&split["evaluation"]) > 0.0 && f(&split["linear_algebra"]) > 0.0);
     assert!(parts <= solves * (1.0 + 1e-9), "{split} vs {solves}");
+    let (fa, so) = (
+        f(&split["linear_algebra_factorization"]),
+        f(&split["linear_algebra_kkt_solve"]),
+    );
+    assert!(
+        fa > 0.0 && so > 0.0 && fa + so <= f(&split["linear_algebra"]) * (1.0 + 1e-9),
+        "{split}"
+    );
     assert_eq!(doc["rate_hz"], 10.0);
     assert_eq!(doc["names"]["q"][0], "x");
     let svg = std::fs::read_to_string(svg).unwrap();

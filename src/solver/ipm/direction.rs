@@ -3,6 +3,7 @@
 use super::init::KAPPA_D;
 use super::state::Ipm;
 use crate::solver::kkt::Factor;
+use std::time::Instant;
 
 impl Ipm {
     /// Factorise with inertia correction and compute the full primal-dual direction.
@@ -53,14 +54,17 @@ impl Ipm {
             self.sig_s[i] = sig;
             self.bs[i] = if self.is_eq[i] { 0.0 } else { b };
         }
-        if !self.factor_with_inertia_correction() {
+        let t = Instant::now();
+        let factored = self.factor_with_inertia_correction();
+        self.info.timers.factorization += t.elapsed().as_secs_f64();
+        if !factored {
             return false;
         }
         self.fill_constraint_rhs(false);
-        if !self.solve_and_expand() {
-            return false;
-        }
-        true
+        let t = Instant::now();
+        let solved = self.solve_and_expand();
+        self.info.timers.kkt_solve += t.elapsed().as_secs_f64();
+        solved
     }
 
     /// Constraint part of the right-hand side: `-c + b_s/(Σ_s + δ_w)` with `c = g − s`
