@@ -61,10 +61,9 @@ pub struct RelaxedStructure {
     /// Per pair, sides fixed in every subproblem (same bits as `fix`, combined with them):
     /// an imposed contact schedule ([`MpccSolver::set_imposed_sides`](super::MpccSolver::set_imposed_sides)).
     pub imposed: Vec<u8>,
-    /// Per pair, the weight `w_i` of its product in the ℓ1 penalty (1 by default).
+    /// Per pair, the weight `w_i` of its product in the ℓ1 penalty (1 by default; a product
+    /// times 1 is exact, so unit weights leave every value as without weights).
     weights: Vec<f64>,
-    /// Whether every weight is 1 (the penalty's evaluation skips the weights then).
-    unit_weights: bool,
     /// Per pair, the members of G and of H (empty unless the side is a row and a sum).
     g_members: Vec<Vec<usize>>,
     h_members: Vec<Vec<usize>>,
@@ -286,7 +285,6 @@ impl RelaxedStructure {
             fix: vec![0; k],
             imposed: vec![0; k],
             weights: vec![1.0; k],
-            unit_weights: true,
             g_members,
             h_members,
             m0,
@@ -383,11 +381,7 @@ impl RelaxedStructure {
 
     /// The weight of pair `i`'s product in the ℓ1 penalty.
     fn weight(&self, i: usize) -> f64 {
-        if self.unit_weights {
-            1.0
-        } else {
-            self.weights[i]
-        }
+        self.weights[i]
     }
 
     /// Weigh pair `i`'s product by `w[i]` in the ℓ1 penalty `ρ Σ w_i G_i H_i` **[ours]**
@@ -403,7 +397,6 @@ impl RelaxedStructure {
             });
         }
         self.weights.copy_from_slice(w);
-        self.unit_weights = w.iter().all(|&x| x == 1.0);
         Ok(())
     }
 

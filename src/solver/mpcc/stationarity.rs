@@ -441,8 +441,9 @@ fn check_at(
             .collect::<Vec<_>>()
     };
     // ν_G = -λ_G (row) or z_L (variable) minus the product term w H (Scholtes: w = λ of
-    // the product row; ℓ1 penalty: w = w_i/σ with the pair's penalty weight), ν_H likewise. A variable that is a side of
-    // several pairs has one bound multiplier: it goes to the first active side using it.
+    // the product row; ℓ1 penalty: w = w_i/σ with the pair's penalty weight), ν_H likewise.
+    // A variable that is a side of several pairs has one bound multiplier: it goes to the
+    // first active side using it.
     let mut nu_priors = vec![(0.0, 0.0); k];
     if let Some(d) = duals {
         let mut claimed = vec![false; n];
