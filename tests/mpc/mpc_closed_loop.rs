@@ -269,7 +269,7 @@ fn without_a_fresh_state_the_fallback_law_ignores_the_stale_velocity() {
 /// The block run of `block_reaches_the_target_and_stops` with the solver's `warm_active_set`
 /// on or off (formulation §4.8).
 fn block_run(active_set: bool) -> fesdj_mpc::mpc::ClosedLoopLog {
-    let mut p = problem();
+    let mut p = mpc_problem();
     let mut s = p.solver_settings().clone();
     s.warm_active_set = active_set;
     p.set_solver_settings(s).expect("settings");
