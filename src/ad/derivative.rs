@@ -171,33 +171,111 @@ pub fn gradient_sx(y: Sx, wrt: &[Sx]) -> Vec<Sx> {
 
 /// Forward sweep: directional derivatives of `ys` along the symbol `x` (seed 1 on `x`).
 pub fn tangent_sx(ys: &[Sx], x: Sx) -> Vec<Sx> {
-    let vars: HashSet<u32> = [x.0].into_iter().collect();
     let roots: Vec<u32> = ys.iter().map(|y| y.0).collect();
-    let order = reachable(&roots);
-    let dep = dependent(&order, &vars);
-    let mut tan: HashMap<u32, Sx> = HashMap::default();
-    tan.insert(x.0, Sx::one());
-    for &id in &order {
-        if !dep.contains(&id) || id == x.0 {
-            continue;
+    TangentSweep::new(&roots).tangents(0, x)
+}
+
+/// Forward sweeps over one expression DAG for many variables: the DAG of `roots` is
+/// traversed and indexed once, and each sweep ([`TangentSweep::tangents`]) marks what it needs
+/// in flat arrays, instead of hash sets built from the whole DAG per variable. Each sweep
+/// visits the nodes that the roots it asks for depend on and that depend on its variable, in
+/// ascending order, and builds the same tangent expressions in the same order as a sweep of its
+/// own would.
+struct TangentSweep {
+    /// Nodes reachable from the roots, ascending (topological).
+    order: Vec<u32>,
+    /// Positions in `order` of each node's operands (`NONE` where there is none).
+    ops: Vec<(u32, u32)>,
+    /// Positions of the roots in `order`.
+    root_pos: Vec<u32>,
+    reach: Vec<bool>,
+    dep: Vec<bool>,
+    tan: Vec<Sx>,
+}
+
+const NONE: u32 = u32::MAX;
+
+impl TangentSweep {
+    fn new(roots: &[u32]) -> TangentSweep {
+        let order = reachable(roots);
+        let pos = |id: u32| order.binary_search(&id).map_or(NONE, |k| k as u32);
+        let ops = with_arena(|ar| {
+            order
+                .iter()
+                .map(|&id| {
+                    let (a, b) = operands(&ar.nodes[id as usize]);
+                    (a.map_or(NONE, pos), b.map_or(NONE, pos))
+                })
+                .collect()
+        });
+        let root_pos = roots.iter().map(|&r| pos(r)).collect();
+        let n = order.len();
+        TangentSweep {
+            order,
+            ops,
+            root_pos,
+            reach: vec![false; n],
+            dep: vec![false; n],
+            tan: vec![Sx::zero(); n],
         }
-        let n = node(id);
-        let (a, b) = operands(&n);
-        let need_a = a.is_some_and(|a| dep.contains(&a));
-        let need_b = b.is_some_and(|b| dep.contains(&b));
-        let (pa, pb) = partials(id, &n, need_a, need_b);
-        let mut t = Sx::zero();
-        if need_a {
-            t += pa * tan[&n.a];
-        }
-        if need_b {
-            t += pb * tan[&n.b];
-        }
-        tan.insert(id, t);
     }
-    ys.iter()
-        .map(|y| tan.get(&y.0).copied().unwrap_or(Sx::zero()))
-        .collect()
+
+    /// Tangents of the roots `from..` in the direction of the symbol `x`.
+    fn tangents(&mut self, from: usize, x: Sx) -> Vec<Sx> {
+        let roots = &self.root_pos[from..];
+        let Ok(xk) = self.order.binary_search(&x.0) else {
+            return vec![Sx::zero(); roots.len()];
+        };
+        self.reach.fill(false);
+        for &r in roots {
+            self.reach[r as usize] = true;
+        }
+        for k in (0..self.order.len()).rev() {
+            if self.reach[k] {
+                let (a, b) = self.ops[k];
+                for o in [a, b] {
+                    if o != NONE {
+                        self.reach[o as usize] = true;
+                    }
+                }
+            }
+        }
+        let on = |dep: &[bool], o: u32| o != NONE && dep[o as usize];
+        for k in 0..self.order.len() {
+            let (a, b) = self.ops[k];
+            self.dep[k] = self.reach[k] && (k == xk || on(&self.dep, a) || on(&self.dep, b));
+        }
+        self.tan[xk] = Sx::one();
+        for k in 0..self.order.len() {
+            if !self.dep[k] || k == xk {
+                continue;
+            }
+            let id = self.order[k];
+            let n = node(id);
+            let (a, b) = self.ops[k];
+            let need_a = on(&self.dep, a);
+            let need_b = on(&self.dep, b);
+            let (pa, pb) = partials(id, &n, need_a, need_b);
+            let mut t = Sx::zero();
+            if need_a {
+                t += pa * self.tan[a as usize];
+            }
+            if need_b {
+                t += pb * self.tan[b as usize];
+            }
+            self.tan[k] = t;
+        }
+        roots
+            .iter()
+            .map(|&r| {
+                if self.dep[r as usize] {
+                    self.tan[r as usize]
+                } else {
+                    Sx::zero()
+                }
+            })
+            .collect()
+    }
 }
 
 /// Sparse Jacobian of the expressions `ys` with respect to the symbols `xs`: the pattern
@@ -209,8 +287,10 @@ pub fn jacobian_sx(ys: &[Sx], xs: &[Sx]) -> (SparsityPattern, Vec<Sx>) {
     let mut triplets: Vec<(usize, usize)> = Vec::new();
     let mut values: Vec<Sx> = Vec::new();
     if xs.len() <= ys.len() {
+        let roots: Vec<u32> = ys.iter().map(|y| y.0).collect();
+        let mut sweep = TangentSweep::new(&roots);
         for (j, &x) in xs.iter().enumerate() {
-            for (i, d) in tangent_sx(ys, x).into_iter().enumerate() {
+            for (i, d) in sweep.tangents(0, x).into_iter().enumerate() {
                 if !d.is_exact_zero() {
                     triplets.push((i, j));
                     values.push(d);
@@ -296,10 +376,12 @@ pub fn hessian_lower_sx(l: Sx, xs: &[Sx]) -> (SparsityPattern, Vec<Sx>) {
     // gradient expressions per variable (column), keeping rows i ≥ j. Tangents of intermediate
     // nodes are shared by all rows of a column, which keeps the Hessian tape small.
     let grad = gradient_sx(l, xs);
+    let roots: Vec<u32> = grad.iter().map(|g| g.0).collect();
+    let mut sweep = TangentSweep::new(&roots);
     let mut triplets = Vec::new();
     let mut values = Vec::new();
     for (j, &xj) in xs.iter().enumerate() {
-        let col = tangent_sx(&grad[j..], xj);
+        let col = sweep.tangents(j, xj);
         for (k, d) in col.into_iter().enumerate() {
             if !d.is_exact_zero() {
                 triplets.push((j + k, j));
@@ -402,4 +484,117 @@ fn check_index(f: &Function, output: usize, wrt: usize) -> Result<(), AdError> {
         });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The tangent sweep of one variable as written out plainly (hash maps over the DAG of the
+    /// roots): the oracle of the shared sweep.
+    fn plain_tangents(ys: &[Sx], x: Sx) -> Vec<Sx> {
+        let roots: Vec<u32> = ys.iter().map(|y| y.0).collect();
+        let order = reachable(&roots);
+        let vars: HashSet<u32> = [x.0].into_iter().collect();
+        let dep = dependent(&order, &vars);
+        let mut tan: HashMap<u32, Sx> = HashMap::default();
+        tan.insert(x.0, Sx::one());
+        for &id in &order {
+            if !dep.contains(&id) || id == x.0 {
+                continue;
+            }
+            let n = node(id);
+            let (a, b) = operands(&n);
+            let need_a = a.is_some_and(|a| dep.contains(&a));
+            let need_b = b.is_some_and(|b| dep.contains(&b));
+            let (pa, pb) = partials(id, &n, need_a, need_b);
+            let mut t = Sx::zero();
+            if need_a {
+                t += pa * tan[&n.a];
+            }
+            if need_b {
+                t += pb * tan[&n.b];
+            }
+            tan.insert(id, t);
+        }
+        ys.iter()
+            .map(|y| tan.get(&y.0).copied().unwrap_or(Sx::zero()))
+            .collect()
+    }
+
+    /// A scalar with shared subexpressions, a symbol it does not depend on (x₅), gradient
+    /// entries that are a bare symbol and a constant, and every kind of operand.
+    fn test_function(x: &[Sx]) -> Sx {
+        let s = x[0] * x[1] + x[2].sin();
+        let t = (s * x[3]).exp() / (x[1].sq() + 1.0);
+        s * t + x[0].sq() * 0.5 + x[4] * 3.0 + (x[2] - x[3]).atan2(x[1] + 2.0) + s.sq().sqrt()
+    }
+
+    /// Every Hessian column of the shared sweep is the plain sweep's, node for node (the same
+    /// arena ids, so the same tape), and its values match central differences of the gradient.
+    #[test]
+    fn shared_sweeps_build_the_plain_sweeps_hessian() {
+        let x = Sx::sym_vec("x", 6);
+        let l = test_function(&x);
+        let grad = gradient_sx(l, &x);
+        let roots: Vec<u32> = grad.iter().map(|g| g.0).collect();
+        let mut sweep = TangentSweep::new(&roots);
+        for (j, &xj) in x.iter().enumerate() {
+            let shared = sweep.tangents(j, xj);
+            let plain = plain_tangents(&grad[j..], xj);
+            let ids = |v: &[Sx]| v.iter().map(|s| s.0).collect::<Vec<_>>();
+            assert_eq!(ids(&shared), ids(&plain), "column {j}");
+        }
+        // The Jacobian's forward sweeps (fewer variables than outputs) likewise.
+        let ys: Vec<Sx> = (0..8).map(|k| grad[k % 6] * (k as f64 + 1.0)).collect();
+        let (_, jv) = jacobian_sx(&ys, &x[..3]);
+        let mut plain_j = Vec::new();
+        for &xj in &x[..3] {
+            plain_j.extend(
+                plain_tangents(&ys, xj)
+                    .into_iter()
+                    .filter(|d| !d.is_exact_zero()),
+            );
+        }
+        let mut a: Vec<u32> = jv.iter().map(|s| s.0).collect();
+        let mut b: Vec<u32> = plain_j.iter().map(|s| s.0).collect();
+        a.sort_unstable();
+        b.sort_unstable();
+        assert_eq!(a, b);
+
+        // Values against central differences of the gradient.
+        let (pat, vals) = hessian_lower_sx(l, &x);
+        let h = Function::new("h", &[&x], &[&vals]).unwrap();
+        let g = Function::new("g", &[&x], &[&grad]).unwrap();
+        let (mut hw, mut gw) = (h.workspace(), g.workspace());
+        let x0 = [0.3, -0.7, 1.1, 0.4, -0.2, 0.9];
+        let mut hv = vec![0.0; vals.len()];
+        h.eval(&[&x0], &mut [&mut hv], &mut hw).unwrap();
+        let grad_at = |xv: &[f64], gw: &mut crate::ad::Workspace| {
+            let mut out = vec![0.0; 6];
+            g.eval(&[xv], &mut [&mut out], gw).unwrap();
+            out
+        };
+        let eps = 1e-6;
+        let mut checked = 0;
+        for (k, (r, c)) in pat.entries().enumerate() {
+            let (mut xp, mut xm) = (x0, x0);
+            xp[c] += eps;
+            xm[c] -= eps;
+            let fd = (grad_at(&xp, &mut gw)[r] - grad_at(&xm, &mut gw)[r]) / (2.0 * eps);
+            assert!(
+                (hv[k] - fd).abs() <= 1e-6 * fd.abs().max(1.0),
+                "H[{r},{c}] {} vs {fd}",
+                hv[k]
+            );
+            checked += 1;
+        }
+        // x₄ enters linearly and x₅ not at all: no entry in their rows or columns.
+        assert!(
+            pat.entries().all(|(r, c)| r < 4 && c < 4),
+            "{:?}",
+            pat.entries().collect::<Vec<_>>()
+        );
+        assert_eq!(checked, 10, "the dense 4 × 4 lower triangle");
+    }
 }
