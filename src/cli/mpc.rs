@@ -33,6 +33,7 @@ use super::run::{labels, RunError};
 use crate::app::build_closed_loop;
 use crate::config::{MpcSetup, Problem};
 use crate::mpc::{run_closed_loop, ClosedLoopLog, ClosedLoopOptions, MpcError, PlanSource};
+use crate::solver::Timers;
 
 /// Arguments of `fesdj mpc`.
 #[derive(clap::Args, Debug, Clone)]
@@ -90,16 +91,13 @@ pub fn log_document(problem: &Problem, setup: &MpcSetup, log: &ClosedLoopLog) ->
         .collect();
     let sm = &log.summary;
     // Where the solve time went, summed over every relaxed NLP of every tick.
-    let (mut eval, mut kkt, mut ls, mut total) = (0.0, 0.0, 0.0, 0.0);
-    let (mut factor, mut solve) = (0.0, 0.0);
+    let mut split = Timers::default();
+    let mut total = 0.0;
     for step in log.ticks.iter().flat_map(|t| &t.homotopy) {
-        eval += step.timers.evaluation;
-        kkt += step.timers.linear_algebra;
-        factor += step.timers.factorization;
-        solve += step.timers.kkt_solve;
-        ls += step.timers.line_search;
+        split.add_phases(&step.timers);
         total += step.time_s;
     }
+    let (eval, kkt, ls) = (split.evaluation, split.linear_algebra, split.line_search);
     json!({
         "rate_hz": setup.rate_hz,
         "dt": log.dt,
@@ -122,8 +120,8 @@ pub fn log_document(problem: &Problem, setup: &MpcSetup, log: &ClosedLoopLog) ->
             "time_split_s": {
                 "evaluation": eval,
                 "linear_algebra": kkt,
-                "linear_algebra_factorization": factor,
-                "linear_algebra_kkt_solve": solve,
+                "linear_algebra_factorization": split.factorization,
+                "linear_algebra_kkt_solve": split.kkt_solve,
                 "line_search": ls,
                 "other": (total - eval - kkt - ls).max(0.0),
             },

@@ -87,6 +87,18 @@ pub struct Timers {
     pub restoration: f64,
 }
 
+impl Timers {
+    /// Add `other`'s phases (evaluation, linear algebra with its factorisation and KKT-solve
+    /// parts, line search) to these; `total` and `restoration` are the caller's to book.
+    pub fn add_phases(&mut self, other: &Timers) {
+        self.evaluation += other.evaluation;
+        self.linear_algebra += other.linear_algebra;
+        self.factorization += other.factorization;
+        self.kkt_solve += other.kkt_solve;
+        self.line_search += other.line_search;
+    }
+}
+
 /// Result summary and statistics of a solve.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Info {

@@ -99,11 +99,7 @@ impl Ipm {
         self.info.iterations += ripm.info.iterations;
         self.info.restoration_iterations += ripm.info.iterations;
         self.info.evaluations += ripm.info.evaluations;
-        self.info.timers.evaluation += ripm.info.timers.evaluation;
-        self.info.timers.linear_algebra += ripm.info.timers.linear_algebra;
-        self.info.timers.factorization += ripm.info.timers.factorization;
-        self.info.timers.kkt_solve += ripm.info.timers.kkt_solve;
-        self.info.timers.line_search += ripm.info.timers.line_search;
+        self.info.timers.add_phases(&ripm.info.timers);
         self.resto = Some(resto);
         match status {
             Status::UserStop => {
