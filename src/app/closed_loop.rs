@@ -98,6 +98,11 @@ pub fn build_controller(
         let sim = Simulator::new(model, dt, &tail, solve_options(problem))?;
         controller.set_tail_simulator(sim)?;
     }
+    if let Some(bp) = problem.backup_problem()? {
+        let (b_setup, b_ocp) = (bp.mpc_setup()?, bp.ocp()?);
+        let backup = build_controller(&bp, &b_setup, &b_ocp)?;
+        controller.set_backup(backup)?;
+    }
     Ok(controller)
 }
 

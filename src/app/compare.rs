@@ -281,12 +281,14 @@ pub fn compare(
                 let td = first_touchdown(&mut gaps, pts, options.touchdown_tol)?;
                 predictions.push((t, td));
             }
-            if let Some(s) = ctrl.problem().last_stats() {
-                solve_ms.push(s.solve_time_s * 1e3);
-                iterations.push(s.nlp_iterations as f64);
-                if s.status == Status::MaxTime {
-                    misses += 1;
-                }
+            let tick = ctrl.last_tick();
+            if tick.solve_time_s.is_finite() {
+                solve_ms.push(tick.solve_time_s * 1e3);
+                iterations.push(tick.nlp_iterations as f64);
+            }
+            // A deadline stop of the tick: no fresh plan and the last attempt stopped by it.
+            if !is_fresh && ctrl.plan_status() == Status::MaxTime {
+                misses += 1;
             }
             fresh += usize::from(is_fresh);
             let u = ctrl.control(t).to_vec();

@@ -8,13 +8,16 @@
 //!
 //! `LOG.json`: `rate_hz`, `dt`, `deadline_s`, `names {q, v, u}`, `ticks` (per tick `t`, `q`,
 //! `v`, applied `u`, `status`, `solve_time_s` (of the tick's solve attempt, verified or not),
-//! `homotopy_steps`, `nlp_iterations`, `source` (`fresh` | `previous` | `fallback`), `plant_failed`,
-//! `plant_nlp_iterations`, `homotopy`: every relaxed NLP of the solve with `sigma`, `status`,
+//! `homotopy_steps`, `nlp_iterations`, `source` (`fresh` | `previous` | `fallback`), `planner`
+//! (`primary` | `backup`: whose plan is in charge, see `mpc.backup`), `backup_nlp_iterations`,
+//! `plant_failed`, `plant_nlp_iterations`, `homotopy`: every relaxed NLP of the solve (the
+//! primary controller's) with `sigma`, `status`,
 //! `iterations`, `objective`, `comp_residual`, `time_s`, its `timers`, `factorizations` and
 //! `restoration_iterations`), `startup` (the start-up solve of `mpc.startup_deadline_s`, or
 //! null), `final_state`, `summary`
 //! (`solve_time_p50_s`, `solve_time_p99_s`, `solve_time_max_s`, `homotopy_steps_mean`,
-//! `deadline_misses`, `verified_fraction`, `fallback_ticks`, `plant_failures`, `counters`,
+//! `deadline_misses`, `verified_fraction`, `backup_fraction` (ticks whose verified plan came
+//! from the backup controller), `fallback_ticks`, `plant_failures`, `counters`,
 //! `time_split_s`: the solves' time in function and derivative evaluations, KKT linear algebra
 //! (assembly, factorisation, solves), line search and the rest, summed over the run; of the
 //! linear algebra, `linear_algebra_factorization` (assembly and factorisations, inertia
@@ -32,7 +35,9 @@ use super::plot::{plot_svg, PlotData};
 use super::run::{labels, RunError};
 use crate::app::build_closed_loop;
 use crate::config::{MpcSetup, Problem};
-use crate::mpc::{run_closed_loop, ClosedLoopLog, ClosedLoopOptions, MpcError, PlanSource};
+use crate::mpc::{
+    run_closed_loop, ClosedLoopLog, ClosedLoopOptions, MpcError, PlanSource, Planner,
+};
 use crate::solver::Timers;
 
 /// Arguments of `fesdj mpc`.
@@ -69,6 +74,11 @@ pub fn log_document(problem: &Problem, setup: &MpcSetup, log: &ClosedLoopLog) ->
         .iter()
         .filter(|t| t.source == PlanSource::Fallback)
         .count();
+    let by_backup = log
+        .ticks
+        .iter()
+        .filter(|t| t.source == PlanSource::Fresh && t.planner == Planner::Backup)
+        .count();
     let ticks: Vec<Value> = log
         .ticks
         .iter()
@@ -83,6 +93,8 @@ pub fn log_document(problem: &Problem, setup: &MpcSetup, log: &ClosedLoopLog) ->
                 "homotopy_steps": t.homotopy_steps,
                 "nlp_iterations": t.nlp_iterations,
                 "source": t.source,
+                "planner": t.planner,
+                "backup_nlp_iterations": t.backup_nlp_iterations,
                 "plant_failed": t.plant_failed,
                 "plant_nlp_iterations": t.plant_nlp_iterations,
                 "homotopy": t.homotopy,
@@ -114,6 +126,7 @@ pub fn log_document(problem: &Problem, setup: &MpcSetup, log: &ClosedLoopLog) ->
             "homotopy_steps_mean": sm.homotopy_steps_mean,
             "deadline_misses": sm.counters.deadline_misses,
             "verified_fraction": fresh as f64 / n,
+            "backup_fraction": by_backup as f64 / n,
             "fallback_ticks": fallback,
             "plant_failures": sm.plant_failures,
             "counters": sm.counters,
@@ -231,11 +244,15 @@ pub fn run(args: &MpcArgs) -> i32 {
             let s = &doc["summary"];
             let f = |k: &str| s[k].as_f64().unwrap_or(f64::NAN);
             eprintln!(
-                "fesdj mpc: {} ticks at {} Hz, verified {:.1} %, solve time p50 {:.2} ms p99 {:.2} ms, \
+                "fesdj mpc: {} ticks at {} Hz, verified {:.1} %{}, solve time p50 {:.2} ms p99 {:.2} ms, \
                  {} deadline misses, {} plant failures, final state {:?}",
                 s["ticks"],
                 doc["rate_hz"],
                 100.0 * f("verified_fraction"),
+                match f("backup_fraction") {
+                    b if b > 0.0 => format!(" ({:.1} % by the backup controller)", 100.0 * b),
+                    _ => String::new(),
+                },
                 1e3 * f("solve_time_p50_s"),
                 1e3 * f("solve_time_p99_s"),
                 s["deadline_misses"],

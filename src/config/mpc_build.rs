@@ -99,6 +99,7 @@ impl Problem {
             fallback,
             noise,
             plant: _,
+            backup: _,
         } = spec;
         let ocp = self.ocp()?;
         if ocp.ocp.periodic.is_some() {

@@ -134,12 +134,14 @@ impl Problem {
             }
         };
         for (key, path) in created {
-            // `mpc.plant` is a free-form tree, checked when the plant is built; an `ipm`
+            // `mpc.plant` and `mpc.backup` are free-form trees, checked when the plant or the
+            // backup is built; an `ipm`
             // section of `solver` is read as a map over the homotopy's IPM defaults
             // (`HomotopySettings::ipm`), which rejects unknown keys itself, so its keys are not
             // recorded as visited.
             if !visited.contains(path)
                 && !path.starts_with("mpc.plant.")
+                && !path.starts_with("mpc.backup.")
                 && !path.starts_with("solver.ipm.")
             {
                 return Err(ConfigError::Override {
@@ -174,42 +176,67 @@ impl Problem {
     /// file with the `mpc.plant` overrides applied leaf by leaf (only under `model`, `fesdj`
     /// and `solver`). Errors name `mpc.plant.<path>`.
     pub fn plant_problem(&self) -> Result<Option<Problem>, ConfigError> {
-        let Some(plant) = self.tree.get("mpc").and_then(|m| m.get("plant")) else {
+        self.variant("plant", &["model", "fesdj", "solver"])
+    }
+
+    /// The backup controller's problem ([`crate::mpc::Controller::set_backup`]): `None`
+    /// without `mpc.backup`, else a second build of this file with the `mpc.backup`
+    /// overrides applied leaf by leaf (only under `fesdj`, `solver` and `mpc`: the same
+    /// model, another transcription, solver or controller settings). Errors name
+    /// `mpc.backup.<path>`.
+    pub fn backup_problem(&self) -> Result<Option<Problem>, ConfigError> {
+        self.variant("backup", &["fesdj", "solver", "mpc"])
+    }
+
+    /// A second build of this file with the overrides of `mpc.<name>` (sections `allowed`).
+    /// The plant's build has no `mpc` section; the others keep it without `mpc.<name>`.
+    fn variant(&self, name: &str, allowed: &[&str]) -> Result<Option<Problem>, ConfigError> {
+        let at = format!("mpc.{name}");
+        let Some(spec) = self.tree.get("mpc").and_then(|m| m.get(name)) else {
             return Ok(None);
         };
-        let plant = match plant {
+        let spec = match spec {
             Tree::Null => return Ok(None),
             Tree::Map(m) => m.clone(),
             other => {
                 return Err(invalid(
-                    "mpc.plant",
+                    &at,
                     format!("must be a mapping of overrides, got {}", other.kind()),
                 ))
             }
         };
         let mut leaves = Vec::new();
-        for (key, value) in &plant {
-            if !["model", "fesdj", "solver"].contains(&key.as_str()) {
+        for (key, value) in &spec {
+            if !allowed.contains(&key.as_str()) {
+                let list = allowed
+                    .iter()
+                    .map(|a| format!("`{a}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
                 return Err(invalid(
-                    format!("mpc.plant.{key}"),
-                    "unknown key: the plant overrides `model`, `fesdj` or `solver`",
+                    format!("{at}.{key}"),
+                    format!("unknown key: the {name} overrides {list}"),
                 ));
             }
             flatten(vec![key.clone()], value, &mut leaves);
         }
         let mut tree = self.tree.clone();
         if let Tree::Map(m) = &mut tree {
-            m.retain(|(k, _)| k != "mpc");
+            if name == "plant" {
+                m.retain(|(k, _)| k != "mpc");
+            } else if let Some((_, Tree::Map(mpc))) = m.iter_mut().find(|(k, _)| k == "mpc") {
+                mpc.retain(|(k, _)| k != name && k != "plant");
+            }
         }
         let mut created = Vec::new();
         for (segments, value) in leaves {
-            let key = format!("mpc.plant.{}", segments.join("."));
+            let key = format!("{at}.{}", segments.join("."));
             let o = Override {
                 key: key.clone(),
                 segments,
                 value,
             };
-            let (path, existed) = apply(&mut tree, &o).map_err(|e| plant_error(&key, e))?;
+            let (path, existed) = apply(&mut tree, &o).map_err(|e| variant_error(&key, e))?;
             if !existed {
                 created.push((key, path));
             }
@@ -218,15 +245,15 @@ impl Problem {
         Problem::from_tree(tree, &file, &self.base_dir.clone(), &created)
             .map(Some)
             .map_err(|e| match e {
-                ConfigError::Override { key, why } => plant_error(
+                ConfigError::Override { key, why } => variant_error(
                     &key,
                     ConfigError::Override {
                         key: key.clone(),
                         why,
                     },
                 ),
-                ConfigError::Schema(d) => invalid(format!("mpc.plant.{}", d.path), d.msg),
-                other => invalid("mpc.plant", other.to_string()),
+                ConfigError::Schema(d) => invalid(format!("{at}.{}", d.path), d.msg),
+                other => invalid(&at, other.to_string()),
             })
     }
 
@@ -344,7 +371,7 @@ fn flatten(prefix: Vec<String>, t: &Tree, out: &mut Vec<(Vec<String>, Tree)>) {
     }
 }
 
-fn plant_error(key: &str, e: ConfigError) -> ConfigError {
+fn variant_error(key: &str, e: ConfigError) -> ConfigError {
     let why = match e {
         ConfigError::Override { why, .. } => why,
         other => other.to_string(),

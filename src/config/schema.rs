@@ -70,12 +70,18 @@ pub struct Config {
 ///   command_rate_hz: 250   # node: commands per second, re-plans at rate_hz (default rate_hz)
 ///   noise: {std: [1e-3, 0, 1e-3, 0], seed: 7}   # measurement noise on (q, v) (default none)
 ///   plant: {model: {mu: 0.25}}           # overrides for the plant's model (mismatch)
+///   backup: {fesdj: {use_fesd: false, n_fe: 1}}   # a backup controller (default none)
 /// ```
 ///
 /// `plant` holds overrides of the sections `model`, `fesdj` and `solver` of this file, applied
 /// (like `--set`, leaf by leaf) to a second build of the problem whose model the closed-loop
 /// plant simulates; the controller keeps the nominal model. Unknown keys are errors naming
 /// `mpc.plant.<path>`.
+///
+/// `backup` holds overrides of the sections `fesdj`, `solver` and `mpc` for a second
+/// controller of the same model (e.g. time stepping under a FESD-J controller): it plans first
+/// on every tick, and its plan is in charge when this controller's solve is not verified
+/// within the rest of the tick's budget ([`crate::mpc::Controller::set_backup`]).
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct MpcSpec {
@@ -156,6 +162,8 @@ pub struct MpcSpec {
     pub noise: Option<NoiseSpec>,
     /// Plant mismatch: overrides of `model`, `fesdj`, `solver` for the plant's build.
     pub plant: Option<super::tree::Tree>,
+    /// A backup controller: overrides of `fesdj`, `solver`, `mpc` for its build.
+    pub backup: Option<super::tree::Tree>,
 }
 
 /// `mpc.contact_schedule`: each listed contact swings (normal force 0) during `[start, end)`

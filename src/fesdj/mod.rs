@@ -40,7 +40,7 @@ mod transcription;
 
 pub use cls::{ClosureFunctions, ClsFunctions, ClsModel, ContactLaw};
 pub use error::FesdjError;
-pub use layout::Layout;
+pub use layout::{FrictionIndex, Layout};
 pub use mpcc::{MpccFunctions, MpccValues, PairInfo, PairKind, RowInfo, RowKind, Transcription};
 pub use ocp::{Bounds, LsqTracking, Ocp, Periodic};
 pub use options::{

@@ -117,13 +117,13 @@ pub fn run_closed_loop_with(
             ctrl.set_state(0.0, &x0[..n_q], &x0[n_q..])?;
             let plan = ctrl.solve(Duration::from_secs_f64(b))?;
             let (source, status) = (plan.source, plan.last_attempt);
-            let stats = ctrl.problem().last_stats();
+            let tick = ctrl.last_tick();
             Some(StartupLog {
                 source,
                 status,
-                solve_time_s: stats.map_or(f64::NAN, |s| s.solve_time_s),
-                homotopy_steps: stats.map_or(0, |s| s.homotopy_steps),
-                nlp_iterations: stats.map_or(0, |s| s.nlp_iterations),
+                solve_time_s: tick.solve_time_s,
+                homotopy_steps: tick.homotopy_steps,
+                nlp_iterations: tick.nlp_iterations,
                 homotopy: ctrl.problem().last_homotopy().to_vec(),
             })
         }
@@ -150,11 +150,8 @@ pub fn run_closed_loop_with(
         }
         ctrl.set_state(t, &meas[..n_q], &meas[n_q..])?;
         let plan = ctrl.solve(budget)?;
-        let (source, status) = (plan.source, plan.last_attempt);
-        let (solve_time_s, homotopy_steps, nlp_iterations) =
-            ctrl.problem().last_stats().map_or((f64::NAN, 0, 0), |s| {
-                (s.solve_time_s, s.homotopy_steps, s.nlp_iterations)
-            });
+        let (source, status) = (plan.source, ctrl.plan_status());
+        let tick = ctrl.last_tick();
         let homotopy = ctrl.problem().last_homotopy().to_vec();
         let u = ctrl.control(t).to_vec();
         let r = plant.step(&x, &u)?;
@@ -177,9 +174,11 @@ pub fn run_closed_loop_with(
             u,
             source,
             status,
-            solve_time_s,
-            homotopy_steps,
-            nlp_iterations,
+            solve_time_s: tick.solve_time_s,
+            homotopy_steps: tick.homotopy_steps,
+            nlp_iterations: tick.nlp_iterations,
+            planner: tick.planner,
+            backup_nlp_iterations: tick.backup_nlp_iterations,
             homotopy,
             plant_failed: false,
             plant_nlp_iterations: r.nlp_iterations,

@@ -7,6 +7,7 @@ use crate::solver::Status;
 
 use super::base_command::{BaseCommandReference, BaseCoordinates};
 pub use super::counters::Counters;
+use super::counters::{Planner, TickStats};
 use super::error::MpcError;
 use super::gait_library::GaitBlend;
 use super::plan::{Plan, PlanSource};
@@ -14,6 +15,7 @@ use super::projection::GapProjection;
 use super::reference::PeriodicReference;
 use super::schedule::impose_at_element_ends;
 use super::schedule::ContactSchedule;
+use super::seed;
 use super::settings::ControllerSettings;
 use super::tail::Tail;
 
@@ -69,6 +71,16 @@ pub struct Controller {
     /// The gait library's schedule is lifted until the next verified solve (the last
     /// scheduled one failed; [`ControllerSettings::gait_schedule_from`]).
     schedule_released: bool,
+    /// A second controller that plans first on every tick and serves when this one's solve
+    /// is not verified ([`Controller::set_backup`]).
+    backup: Option<Box<Controller>>,
+    /// The backup's plan is in charge.
+    serving_backup: bool,
+    /// A primal start from the backup's plan (sized with the backup), used when this
+    /// controller has no warm start of its own.
+    seed: Vec<f64>,
+    seeded: bool,
+    last_tick: TickStats,
 }
 
 impl std::fmt::Debug for Controller {
@@ -151,6 +163,11 @@ impl Controller {
             base_velocity: None,
             schedule: None,
             schedule_released: false,
+            backup: None,
+            serving_backup: false,
+            seed: Vec::new(),
+            seeded: false,
+            last_tick: TickStats::default(),
             settings,
         })
     }
@@ -240,6 +257,9 @@ impl Controller {
                 why: "must be finite".into(),
             });
         }
+        if let Some(b) = self.backup.as_mut() {
+            b.set_base_velocity(cmd)?;
+        }
         self.base_velocity = cmd;
         Ok(())
     }
@@ -319,9 +339,69 @@ impl Controller {
     pub fn counters(&self) -> Counters {
         self.counters
     }
-    /// The current plan (verified, previous or fallback).
+    /// The current plan (verified, previous or fallback; the backup's when it serves).
     pub fn plan(&self) -> &Plan {
-        &self.current
+        match &self.backup {
+            Some(b) if self.serving_backup => &b.current,
+            _ => &self.current,
+        }
+    }
+
+    /// Plan with a backup controller too **[ours]**: on every tick `backup` solves first,
+    /// from the same measured state and within the tick's budget, and this controller's solve
+    /// gets what is left of the budget. When this controller's solve is not verified and the
+    /// backup's is, the backup's plan is in charge ([`Controller::plan`],
+    /// [`Controller::control`], [`Controller::command`]); when neither is fresh, this
+    /// controller's previous plan, then the backup's, then the fallback law. Typically the
+    /// backup plans the same model with time stepping (`fesdj.use_fesd: false`), which
+    /// converges in a few iterations, under a FESD-J controller. It must control the same
+    /// model (coordinates, controls, contacts) and have no backup itself; its base velocity
+    /// command and references follow this controller's.
+    pub fn set_backup(&mut self, backup: Controller) -> Result<(), MpcError> {
+        let why = if backup.backup.is_some() {
+            Some("a backup controller cannot have a backup itself".to_string())
+        } else if (backup.n_q, backup.current.n_u, backup.current.n_c)
+            != (self.n_q, self.current.n_u, self.current.n_c)
+        {
+            Some(format!(
+                "it has {} coordinates, {} controls and {} contacts, the controller {}, {} and {}",
+                backup.n_q,
+                backup.current.n_u,
+                backup.current.n_c,
+                self.n_q,
+                self.current.n_u,
+                self.current.n_c
+            ))
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            return Err(MpcError::Settings {
+                field: "backup".into(),
+                why,
+            });
+        }
+        self.seed = self.problem.guess().to_vec();
+        self.seeded = false;
+        self.backup = Some(Box::new(backup));
+        self.serving_backup = false;
+        Ok(())
+    }
+
+    /// Status of the last solve attempt of the plan in charge's controller (this one's, or
+    /// the backup's when its plan serves).
+    pub fn plan_status(&self) -> Status {
+        self.plan().last_attempt
+    }
+
+    /// The backup controller ([`Controller::set_backup`]).
+    pub fn backup(&self) -> Option<&Controller> {
+        self.backup.as_deref()
+    }
+
+    /// What the last [`Controller::solve`] cost and whose plan it left in charge.
+    pub fn last_tick(&self) -> TickStats {
+        self.last_tick
     }
 
     /// Set the measured state at time `t`. A non-finite value or a wrong length is rejected
@@ -355,6 +435,9 @@ impl Controller {
                 why: "must be finite".into(),
             });
         }
+        if let Some(b) = self.backup.as_mut() {
+            b.set_reference(p)?;
+        }
         self.problem.set_parameters(p)?;
         Ok(())
     }
@@ -375,6 +458,10 @@ impl Controller {
         }
         self.fallback_engaged = true;
         self.counters = Counters::default();
+        self.serving_backup = false;
+        if let Some(b) = self.backup.as_mut() {
+            b.reset();
+        }
     }
 
     /// Re-solve from the last state within the wall-time `budget`. Returns the plan now in charge: a
@@ -384,6 +471,77 @@ impl Controller {
         if !self.have_state {
             return Err(MpcError::NoState);
         }
+        let Some(mut backup) = self.backup.take() else {
+            self.solve_own(budget, None)?;
+            self.last_tick = self.own_tick_stats();
+            return Ok(&self.current);
+        };
+        let r = self.solve_with_backup(&mut backup, budget);
+        self.backup = Some(backup);
+        r?;
+        Ok(self.plan())
+    }
+
+    /// The backup's solve, then this controller's with the rest of `budget`; decides whose
+    /// plan is in charge.
+    fn solve_with_backup(&mut self, b: &mut Controller, budget: Duration) -> Result<(), MpcError> {
+        let (q, v) = self.x.split_at(self.n_q);
+        b.set_state(self.t_state, q, v)?;
+        b.solve(budget)?;
+        let spent = b.last_tick.solve_time_s;
+        let spent = Duration::try_from_secs_f64(spent).unwrap_or(budget);
+        let rest = budget.saturating_sub(spent).max(MIN_PRIMARY_BUDGET);
+        // Without a warm start of its own, start from the backup's fresh plan.
+        self.seeded = false;
+        if !self.warm && b.current.source == PlanSource::Fresh {
+            let (dst, src) = (self.problem.layout(), b.problem.layout());
+            if let (true, Some(w)) = (seed::compatible(dst, src), b.problem.solution()) {
+                self.seed.copy_from_slice(self.problem.guess());
+                let impulses = !b.problem.options().use_fesd;
+                seed::seed_from(dst, src, w, impulses, &mut self.seed);
+                self.seeded = true;
+            }
+        }
+        self.solve_own(rest, Some(b.current.source))?;
+        let own = self.current.source;
+        self.serving_backup = own != PlanSource::Fresh
+            && (b.current.source == PlanSource::Fresh
+                || (own == PlanSource::Fallback && b.current.source == PlanSource::Previous));
+        if self.serving_backup {
+            self.counters.backup_plans += 1;
+        }
+        let mine = self.own_tick_stats();
+        self.last_tick = TickStats {
+            solve_time_s: mine.solve_time_s + b.last_tick.solve_time_s,
+            nlp_iterations: mine.nlp_iterations + b.last_tick.nlp_iterations,
+            homotopy_steps: mine.homotopy_steps,
+            planner: if self.serving_backup {
+                Planner::Backup
+            } else {
+                Planner::Primary
+            },
+            backup_solve_time_s: b.last_tick.solve_time_s,
+            backup_nlp_iterations: b.last_tick.nlp_iterations,
+        };
+        Ok(())
+    }
+
+    /// [`TickStats`] of this controller's own last solve.
+    fn own_tick_stats(&self) -> TickStats {
+        let s = self.problem.last_stats();
+        TickStats {
+            solve_time_s: s.map_or(f64::NAN, |s| s.solve_time_s),
+            nlp_iterations: s.map_or(0, |s| s.nlp_iterations),
+            homotopy_steps: s.map_or(0, |s| s.homotopy_steps),
+            ..TickStats::default()
+        }
+    }
+
+    /// This controller's solve within `budget`. `backup`: the source of the backup's plan
+    /// after its solve of this tick (it serves when this solve fails, so a deadline stop or
+    /// a fallback is then not counted as the tick's).
+    fn solve_own(&mut self, budget: Duration, backup: Option<PlanSource>) -> Result<(), MpcError> {
+        let backup_fresh = backup == Some(PlanSource::Fresh);
         self.x_plan.copy_from_slice(&self.x);
         self.last_penetration = 0.0;
         if let Some(p) = self.projection.as_mut() {
@@ -450,6 +608,10 @@ impl Controller {
                 _ => Start::Previous,
             };
             (self.settings.warm_sigma0, start)
+        } else if self.seeded {
+            self.counters.seeded_starts += 1;
+            self.shift_debt = 0.0;
+            (self.settings.warm_sigma0, Start::Primal(&self.seed))
         } else {
             self.counters.cold_starts += 1;
             self.shift_debt = 0.0;
@@ -461,7 +623,11 @@ impl Controller {
         }
         let stats = self.problem.solve_only(start)?;
         if stats.status == Status::MaxTime {
-            self.counters.deadline_misses += 1;
+            if backup_fresh {
+                self.counters.primary_deadline_stops += 1;
+            } else {
+                self.counters.deadline_misses += 1;
+            }
         }
         // A deadline stop is never accepted: the interrupted iterate is not verified, so the
         // best verified iterate is the previous plan (kept below while it covers the time).
@@ -522,10 +688,12 @@ impl Controller {
                 }
                 self.current.source = PlanSource::Fallback;
                 self.current.t0 = self.t_state;
-                self.counters.fallbacks += 1;
+                if !matches!(backup, Some(PlanSource::Fresh | PlanSource::Previous)) {
+                    self.counters.fallbacks += 1;
+                }
             }
         }
-        Ok(&self.current)
+        Ok(())
     }
 
     /// Whether this warm start moves the last solution by one control interval (§4.8). The
@@ -569,6 +737,12 @@ impl Controller {
     /// The command to apply at absolute time `t`: the control of the plan in charge if it
     /// covers `t`, otherwise the fallback law at the last measured state.
     pub fn control(&mut self, t: f64) -> &[f64] {
+        if self.serving_backup && self.backup.is_some() {
+            return match self.backup.as_mut() {
+                Some(b) => b.control(t),
+                None => &[],
+            };
+        }
         if self.current.covers(t) {
             return self.current.control_at(t);
         }
@@ -611,6 +785,12 @@ impl Controller {
     /// the effort limits; the control alone without `tracking`); otherwise the fallback law at
     /// `(q, v)`. Bad sizes or non-finite values are errors; nothing is allocated.
     pub fn command(&mut self, t: f64, q: &[f64], v: &[f64]) -> Result<&[f64], MpcError> {
+        if self.serving_backup && self.backup.is_some() {
+            return match self.backup.as_mut() {
+                Some(b) => b.command(t, q, v),
+                None => Err(MpcError::NoState),
+            };
+        }
         check_measurement(t, q, v, self.n_q)?;
         if !self.current.covers(t) {
             self.settings.fallback.control(
@@ -640,6 +820,10 @@ impl Controller {
         Ok(&self.u_command)
     }
 }
+
+/// The least budget this controller's solve gets after its backup's (a backup that used up
+/// the tick leaves this one a last chance of a few iterations from its warm start).
+const MIN_PRIMARY_BUDGET: Duration = Duration::from_millis(1);
 
 /// A measurement `(t, q, v)` with `n_q` coordinates: right lengths, every value finite.
 fn check_measurement(t: f64, q: &[f64], v: &[f64], n_q: usize) -> Result<(), MpcError> {

@@ -7,7 +7,7 @@ use serde::Serialize;
 use crate::solver::mpcc::HomotopyStep;
 use crate::solver::Status;
 
-use super::counters::Counters;
+use super::counters::{Counters, Planner};
 use super::plan::PlanSource;
 use super::stats::percentile;
 
@@ -27,12 +27,18 @@ pub struct TickLog {
     /// Status of the tick's solve.
     pub status: Status,
     /// Wall-clock time of the tick's solve attempt, seconds (verified or not: what a real-time
-    /// loop pays every tick).
+    /// loop pays every tick; with a backup controller, both solves).
     pub solve_time_s: f64,
     /// Homotopy steps of the solve attempt.
     pub homotopy_steps: usize,
-    /// Interior-point iterations of the solve attempt.
+    /// Interior-point iterations of the solve attempt (with a backup controller, its
+    /// iterations included).
     pub nlp_iterations: usize,
+    /// Whose plan was in charge after the solve (the backup's when the controller has one
+    /// and its own solve was not verified).
+    pub planner: Planner,
+    /// The backup controller's part of `nlp_iterations` (0 without one).
+    pub backup_nlp_iterations: usize,
     /// The relaxed NLPs of the tick's solve attempt (σ, status, iterations, residual).
     pub homotopy: Vec<HomotopyStep>,
     /// The plant step failed to converge. Always false in a returned log: a failed plant step

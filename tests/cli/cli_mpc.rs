@@ -189,7 +189,7 @@ fn plant_mismatch_changes_the_plant_only() {
 
 #[test]
 fn bad_inputs_name_the_field() {
-    let cases: [(&[&str], &str); 6] = [
+    let cases: [(&[&str], &str); 9] = [
         (&["--set", "mpc.rate_hzz=5"], "mpc.rate_hzz"),
         (&["--set", "mpc.rate_hz=-1"], "mpc.rate_hz"),
         (&["--set", "mpc.deadline_s=fast"], "mpc.deadline_s"),
@@ -199,6 +199,15 @@ fn bad_inputs_name_the_field() {
             "mpc.plant.model.muu",
         ),
         (&["--set", "mpc.noise={std: [1, 2]}"], "mpc.noise.std"),
+        (
+            &["--set", "mpc.backup={model: {mu: 0.2}}"],
+            "mpc.backup.model",
+        ),
+        (
+            &["--set", "mpc.backup={solver: {kapa: 0.2}}"],
+            "mpc.backup.solver.kapa",
+        ),
+        (&["--set", "mpc.backup=3"], "mpc.backup"),
     ];
     for (args, field) in cases {
         let mut a = vec!["mpc", CONFIG];

@@ -99,3 +99,64 @@ fn gait_library_ticks_do_not_allocate() {
     assert_eq!(fresh, 4, "every counted tick solved");
     assert_eq!(counted, 0, "heap allocations in 4 control ticks");
 }
+
+/// Control ticks of a controller with a backup (`mpc.backup`: the hopper's time stepping under
+/// a FESD-J controller) allocate nothing: the backup's solve, the seeded start of the primary
+/// (after a reset, written into a buffer sized when the backup was set) and the primary's warm solves.
+#[test]
+fn ticks_with_a_backup_controller_do_not_allocate() {
+    let _turn = crate::support::serial::file(module_path!());
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let sets: Vec<String> = [
+        "fesdj.use_fesd=true",
+        "fesdj.n_fe=2",
+        "solver.relaxation=scholtes",
+        "solver.stop_measure=product",
+        "mpc.warm_sigma0=1e-6",
+        "mpc.warm_retries=10",
+        "solver.warm_fallback_sigma0=1e-2",
+        "solver.warm_first_max_iter=60",
+        "mpc.backup={fesdj: {use_fesd: false, n_fe: 1}, solver: {relaxation: l1_penalty, \
+         warm_fallback_sigma0: 0, warm_first_max_iter: 0}, mpc: {warm_sigma0: 1.0e-2}}",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let problem =
+        fesdj_mpc::config::Problem::load(&root.join("config/hopper_mpc.yaml"), &sets).unwrap();
+    let x0 = problem.x0();
+    let fesdj_mpc::app::ClosedLoop {
+        mut controller,
+        mut plant,
+        ..
+    } = fesdj_mpc::app::build_closed_loop(problem).unwrap();
+    let n_q = x0.len() / 2;
+    let mut x = x0.clone();
+    let deadline = Duration::from_secs(30);
+    let mut counted = 0;
+    for k in 0..6 {
+        let t = 0.05 * k as f64;
+        let before = alloc_common::allocations();
+        if k == 3 {
+            // Forget the primary's plan: the next tick starts it from the backup's (seeded).
+            controller.reset();
+        }
+        controller.set_state(t, &x[..n_q], &x[n_q..]).unwrap();
+        let source = controller.solve(deadline).unwrap().source;
+        let u = controller.control(t);
+        let n = alloc_common::allocations() - before;
+        assert_eq!(source, fesdj_mpc::mpc::PlanSource::Fresh, "tick {k}");
+        // Tick 0 sizes the solvers' lazily built buffers, as in the tests above.
+        if k >= 1 {
+            counted += n;
+        }
+        let u = u.to_vec();
+        plant.step(&x, &u).unwrap();
+        x.copy_from_slice(plant.state());
+    }
+    assert!(
+        controller.counters().seeded_starts >= 1,
+        "a seeded start after the reset"
+    );
+    assert_eq!(counted, 0, "heap allocations in 5 control ticks");
+}
