@@ -27,7 +27,7 @@ use crate::ad::{Function, Sx, Workspace};
 use crate::config::Problem;
 use crate::fesdj::{Controls, FesdjError};
 use crate::mpc::stats::percentile;
-use crate::mpc::{Plan, PlanSource};
+use crate::mpc::{Plan, PlanSource, Planner};
 use crate::solver::Status;
 use std::path::Path;
 use std::time::Duration;
@@ -114,6 +114,8 @@ pub struct VariantReport {
     pub ticks: usize,
     /// Ticks with a fresh verified plan / ticks.
     pub verified_fraction: f64,
+    /// Ticks whose fresh verified plan came from the backup controller (`mpc.backup`) / ticks.
+    pub backup_fraction: f64,
     /// Solves stopped by the budget.
     pub deadline_misses: usize,
     /// Solve time of every attempt, ms.
@@ -258,6 +260,13 @@ pub fn compare(
         let mut predictions: Vec<(f64, Option<f64>)> = Vec::new();
         let mut touchdowns: Vec<f64> = Vec::new();
         let (mut fresh, mut misses, mut ticks) = (0usize, 0usize, 0usize);
+        let mut by_backup = 0usize;
+        // The start-up solve of `mpc.startup_deadline_s` at the initial state, as `fesdj mpc`
+        // runs it (not a tick).
+        if let Some(b) = setup.startup_budget_s {
+            ctrl.set_state(0.0, &x[..n_q], &x[n_q..])?;
+            ctrl.solve(Duration::from_secs_f64(b))?;
+        }
         let (mut tracking, mut effort) = (0.0, 0.0);
         let mut failed_at = None;
         for k in 0..steps {
@@ -291,6 +300,7 @@ pub fn compare(
                 misses += 1;
             }
             fresh += usize::from(is_fresh);
+            by_backup += usize::from(is_fresh && ctrl.last_tick().planner == Planner::Backup);
             let u = ctrl.control(t).to_vec();
             if let Some((w, r)) = &lsq {
                 tracking += x
@@ -351,6 +361,7 @@ pub fn compare(
             sets: variant.sets.clone(),
             ticks,
             verified_fraction: fresh as f64 / n,
+            backup_fraction: by_backup as f64 / n,
             deadline_misses: misses,
             solve_ms: solve,
             solve_p99_ms,
@@ -393,6 +404,9 @@ pub fn markdown(reports: &[VariantReport]) -> String {
     });
     row("verified plans", &|r| {
         format!("{:.1} %", 100.0 * r.verified_fraction)
+    });
+    row("… planned by the backup controller", &|r| {
+        format!("{:.1} %", 100.0 * r.backup_fraction)
     });
     row("deadline misses", &|r| r.deadline_misses.to_string());
     row("solve p50 / p99 [ms]", &|r| {
@@ -470,6 +484,7 @@ mod tests {
             sets: vec![],
             ticks: 3,
             verified_fraction: 2.0 / 3.0,
+            backup_fraction: 0.0,
             deadline_misses: 1,
             solve_ms: Sample::of(vec![1.0, 2.0, 30.0]),
             solve_p99_ms: 30.0,

@@ -54,7 +54,9 @@ pub enum Planner {
 /// it left in charge.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct TickStats {
-    /// Wall-clock time of the tick's solves (the backup's and this controller's), seconds.
+    /// Time of the tick's solve, seconds: of this controller's homotopy without a backup;
+    /// with one, the wall-clock time of the whole tick (both solves, seeding, verification and
+    /// tail simulations).
     pub solve_time_s: f64,
     /// Interior-point iterations of the tick's solves.
     pub nlp_iterations: usize,

@@ -6,7 +6,8 @@
 //!   in charge on every tick, and the closed loop is then exactly the time-stepping
 //!   controller's run on its own (same plans, same plant states);
 //! * a FESD-J primary without a warm start of its own starts from the backup's plan (a seeded
-//!   start) and then plans itself, every plan verified.
+//!   start) and then plans itself, every plan verified;
+//! * `fesdj mpc-compare` reports the ticks the backup planned (and runs the start-up solve).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -160,4 +161,68 @@ fn a_fesdj_primary_starts_from_the_backups_plan_and_then_plans_itself() {
         .iter()
         .all(|t| t["backup_nlp_iterations"].as_u64() > Some(0)));
     assert_eq!(counter(&doc, "deadline_misses"), 0);
+}
+
+#[test]
+fn mpc_compare_reports_the_ticks_the_backup_planned() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli_mpc_backup");
+    std::fs::create_dir_all(&dir).unwrap();
+    let json = dir.join("compare.json");
+    let md = dir.join("compare.md");
+    let (j, m) = (json.display().to_string(), md.display().to_string());
+    // The FESD-J controller of the first test (every solve fails) with its backup, after a
+    // start-up solve; the baseline alone.
+    let mut fesd: Vec<&str> = FESD.iter().chain(BACKUP).copied().collect();
+    fesd.extend_from_slice(&[
+        "--set",
+        "solver.ipm.max_iter=2",
+        "--set",
+        "mpc.startup_deadline_s=30",
+    ]);
+    let mut args = vec![
+        "mpc-compare",
+        "config/hopper_mpc.yaml",
+        "--set",
+        "mpc.deadline_s=30",
+        "--set",
+        "mpc.plant.solver.ipm.max_iter=3000",
+        "--steps",
+        "6",
+        "--output",
+        &j,
+        "--markdown",
+        &m,
+    ];
+    for a in fesd.iter().filter(|a| **a != "--set") {
+        args.extend_from_slice(&["--fesd-set", a]);
+    }
+    let o = Command::new(env!("CARGO_BIN_EXE_fesdj"))
+        .args(&args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let reports = doc.as_array().unwrap();
+    let fraction = |i: usize, key: &str| reports[i][key].as_f64().unwrap();
+    assert_eq!(reports[0]["name"], "FESD-J");
+    assert_eq!(
+        (
+            fraction(0, "verified_fraction"),
+            fraction(0, "backup_fraction")
+        ),
+        (1.0, 1.0)
+    );
+    assert_eq!(
+        (
+            fraction(1, "verified_fraction"),
+            fraction(1, "backup_fraction")
+        ),
+        (1.0, 0.0)
+    );
+    let table = std::fs::read_to_string(&md).unwrap();
+    assert!(
+        table.contains("| … planned by the backup controller | 100.0 % | 0.0 % |"),
+        "{table}"
+    );
 }
