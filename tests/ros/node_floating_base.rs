@@ -96,8 +96,15 @@ pub(crate) fn quadruped_config() -> PathBuf {
         zeros = zeros,
         vz = ["0"; 18].join(", "),
     );
+    // Tests of several files in this process write the same file while others read it (a
+    // node being spawned): write a file of this call's own and rename it into place, so that
+    // a reader never sees a truncated file (the rename is atomic).
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let path = dir.join("quadruped.yaml");
-    std::fs::write(&path, text).unwrap();
+    let tmp = dir.join(format!("quadruped.yaml.{n}"));
+    std::fs::write(&tmp, text).unwrap();
+    std::fs::rename(&tmp, &path).unwrap();
     path
 }
 
