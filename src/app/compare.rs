@@ -275,6 +275,7 @@ pub fn compare(
             ctrl.set_state(t, &x[..n_q], &x[n_q..])?;
             let plan = ctrl.solve(budget)?;
             let is_fresh = plan.source == PlanSource::Fresh;
+            let last_attempt = plan.last_attempt;
             let predicted = match (is_fresh, first_interval_end(plan)) {
                 (true, Some(p)) => Some((
                     plan.q_at(p).to_vec(),
@@ -296,7 +297,7 @@ pub fn compare(
                 iterations.push(tick.nlp_iterations as f64);
             }
             // A deadline stop of the tick: no fresh plan and the last attempt stopped by it.
-            if !is_fresh && ctrl.plan_status() == Status::MaxTime {
+            if !is_fresh && last_attempt == Status::MaxTime {
                 misses += 1;
             }
             fresh += usize::from(is_fresh);

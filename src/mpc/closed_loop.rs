@@ -150,7 +150,7 @@ pub fn run_closed_loop_with(
         }
         ctrl.set_state(t, &meas[..n_q], &meas[n_q..])?;
         let plan = ctrl.solve(budget)?;
-        let (source, status) = (plan.source, ctrl.plan_status());
+        let (source, status) = (plan.source, plan.last_attempt);
         let tick = ctrl.last_tick();
         let homotopy = ctrl.problem().last_homotopy().to_vec();
         let u = ctrl.control(t).to_vec();

@@ -76,10 +76,10 @@ pub struct Controller {
     backup: Option<Box<Controller>>,
     /// The backup's plan is in charge.
     serving_backup: bool,
-    /// A primal start from the backup's plan (sized with the backup), used when this
-    /// controller has no warm start of its own.
+    /// A primal start from the backup's plan, used when this controller has no warm start of
+    /// its own (sized when the backup is set; empty when the backup's layout cannot be mapped
+    /// onto this one's, see `seed::compatible`).
     seed: Vec<f64>,
-    seeded: bool,
     last_tick: TickStats,
 }
 
@@ -166,7 +166,6 @@ impl Controller {
             backup: None,
             serving_backup: false,
             seed: Vec::new(),
-            seeded: false,
             last_tick: TickStats::default(),
             settings,
         })
@@ -381,22 +380,14 @@ impl Controller {
                 why,
             });
         }
-        self.seed = self.problem.guess().to_vec();
-        self.seeded = false;
+        self.seed = if seed::compatible(self.problem.layout(), backup.problem.layout()) {
+            self.problem.guess().to_vec()
+        } else {
+            Vec::new()
+        };
         self.backup = Some(Box::new(backup));
         self.serving_backup = false;
         Ok(())
-    }
-
-    /// Status of the last solve attempt of the plan in charge's controller (this one's, or
-    /// the backup's when its plan serves).
-    pub fn plan_status(&self) -> Status {
-        self.plan().last_attempt
-    }
-
-    /// The backup controller ([`Controller::set_backup`]).
-    pub fn backup(&self) -> Option<&Controller> {
-        self.backup.as_deref()
     }
 
     /// What the last [`Controller::solve`] cost and whose plan it left in charge.
@@ -472,7 +463,7 @@ impl Controller {
             return Err(MpcError::NoState);
         }
         let Some(mut backup) = self.backup.take() else {
-            self.solve_own(budget, None)?;
+            self.solve_own(budget, None, false)?;
             self.last_tick = self.own_tick_stats();
             return Ok(&self.current);
         };
@@ -497,17 +488,20 @@ impl Controller {
             .mul_f64(PRIMARY_SHARE)
             .max(MIN_PRIMARY_BUDGET);
         // Without a warm start of its own, start from the backup's fresh plan.
-        self.seeded = false;
-        if !self.warm && b.current.source == PlanSource::Fresh {
+        let mut seeded = false;
+        if let (false, PlanSource::Fresh, false, Some(w)) = (
+            self.warm,
+            b.current.source,
+            self.seed.is_empty(),
+            b.problem.solution(),
+        ) {
+            self.seed.copy_from_slice(self.problem.guess());
+            let impulses = !b.problem.options().use_fesd;
             let (dst, src) = (self.problem.layout(), b.problem.layout());
-            if let (true, Some(w)) = (seed::compatible(dst, src), b.problem.solution()) {
-                self.seed.copy_from_slice(self.problem.guess());
-                let impulses = !b.problem.options().use_fesd;
-                seed::seed_from(dst, src, w, impulses, &mut self.seed);
-                self.seeded = true;
-            }
+            seed::seed_from(dst, src, w, impulses, &mut self.seed);
+            seeded = true;
         }
-        self.solve_own(rest, Some(b.current.source))?;
+        self.solve_own(rest, Some(b.current.source), seeded)?;
         let own = self.current.source;
         self.serving_backup = own != PlanSource::Fresh
             && (b.current.source == PlanSource::Fresh
@@ -525,7 +519,6 @@ impl Controller {
             } else {
                 Planner::Primary
             },
-            backup_solve_time_s: b.last_tick.solve_time_s,
             backup_nlp_iterations: b.last_tick.nlp_iterations,
         };
         Ok(())
@@ -544,8 +537,14 @@ impl Controller {
 
     /// This controller's solve within `budget`. `backup`: the source of the backup's plan
     /// after its solve of this tick (it serves when this solve fails, so a deadline stop or
-    /// a fallback is then not counted as the tick's).
-    fn solve_own(&mut self, budget: Duration, backup: Option<PlanSource>) -> Result<(), MpcError> {
+    /// a fallback is then not counted as the tick's). `seeded`: without a warm start, start
+    /// from `self.seed` (the backup's plan of this tick) instead of the initial guess.
+    fn solve_own(
+        &mut self,
+        budget: Duration,
+        backup: Option<PlanSource>,
+        seeded: bool,
+    ) -> Result<(), MpcError> {
         let backup_fresh = backup == Some(PlanSource::Fresh);
         self.x_plan.copy_from_slice(&self.x);
         self.last_penetration = 0.0;
@@ -613,7 +612,7 @@ impl Controller {
                 _ => Start::Previous,
             };
             (self.settings.warm_sigma0, start)
-        } else if self.seeded {
+        } else if seeded {
             self.counters.seeded_starts += 1;
             self.shift_debt = 0.0;
             (self.settings.warm_sigma0, Start::Primal(&self.seed))

@@ -64,8 +64,6 @@ pub struct TickStats {
     pub homotopy_steps: usize,
     /// Whose plan is in charge after the tick.
     pub planner: Planner,
-    /// The backup's part of `solve_time_s` (0 without a backup).
-    pub backup_solve_time_s: f64,
     /// The backup's part of `nlp_iterations`.
     pub backup_nlp_iterations: usize,
 }
@@ -77,7 +75,6 @@ impl Default for TickStats {
             nlp_iterations: 0,
             homotopy_steps: 0,
             planner: Planner::Primary,
-            backup_solve_time_s: 0.0,
             backup_nlp_iterations: 0,
         }
     }

@@ -58,24 +58,13 @@ fn control_ticks_do_not_allocate() {
 #[test]
 fn gait_library_ticks_do_not_allocate() {
     let _turn = crate::support::serial::file(module_path!());
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let sets: Vec<String> = [
+    let sets = [
         "mpc.gait_library=quadruped_gaits.json",
         "mpc.base_velocity=[0.15, 0, 0.1]",
         "mpc.gait_schedule_from=1",
         "mpc.tail_simulation=true",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    let problem =
-        fesdj_mpc::config::Problem::load(&root.join("config/quadruped_mpc.yaml"), &sets).unwrap();
-    let x0 = problem.x0();
-    let fesdj_mpc::app::ClosedLoop {
-        mut controller,
-        mut plant,
-        ..
-    } = fesdj_mpc::app::build_closed_loop(problem).unwrap();
+    ];
+    let (mut controller, mut plant, x0) = closed_loop("config/quadruped_mpc.yaml", &sets);
     let n_q = x0.len() / 2;
     let mut x = x0.clone();
     let deadline = Duration::from_secs(30);
@@ -106,8 +95,7 @@ fn gait_library_ticks_do_not_allocate() {
 #[test]
 fn ticks_with_a_backup_controller_do_not_allocate() {
     let _turn = crate::support::serial::file(module_path!());
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let sets: Vec<String> = [
+    let sets = [
         "fesdj.use_fesd=true",
         "fesdj.n_fe=2",
         "solver.relaxation=scholtes",
@@ -118,18 +106,8 @@ fn ticks_with_a_backup_controller_do_not_allocate() {
         "solver.warm_first_max_iter=60",
         "mpc.backup={fesdj: {use_fesd: false, n_fe: 1}, solver: {relaxation: l1_penalty, \
          warm_fallback_sigma0: 0, warm_first_max_iter: 0}, mpc: {warm_sigma0: 1.0e-2}}",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    let problem =
-        fesdj_mpc::config::Problem::load(&root.join("config/hopper_mpc.yaml"), &sets).unwrap();
-    let x0 = problem.x0();
-    let fesdj_mpc::app::ClosedLoop {
-        mut controller,
-        mut plant,
-        ..
-    } = fesdj_mpc::app::build_closed_loop(problem).unwrap();
+    ];
+    let (mut controller, mut plant, x0) = closed_loop("config/hopper_mpc.yaml", &sets);
     let n_q = x0.len() / 2;
     let mut x = x0.clone();
     let deadline = Duration::from_secs(30);
@@ -159,4 +137,21 @@ fn ticks_with_a_backup_controller_do_not_allocate() {
         "a seeded start after the reset"
     );
     assert_eq!(counted, 0, "heap allocations in 5 control ticks");
+}
+
+/// The controller, the plant and the initial state of a shipped problem file with `sets`.
+fn closed_loop(
+    config: &str,
+    sets: &[&str],
+) -> (
+    fesdj_mpc::mpc::Controller,
+    fesdj_mpc::fesdj::Simulator,
+    Vec<f64>,
+) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    let problem = fesdj_mpc::config::Problem::load(&root.join(config), &sets).unwrap();
+    let x0 = problem.x0();
+    let cl = fesdj_mpc::app::build_closed_loop(problem).unwrap();
+    (cl.controller, cl.plant, x0)
 }
