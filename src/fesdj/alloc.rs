@@ -105,7 +105,14 @@ impl Builder<'_> {
             .collect()
     }
 
-    pub(crate) fn alloc_element(&mut self, k: usize, n: usize) -> ElementIndex {
+    /// The variables of element `(k, n)`; `prev_end_gap`: the end-point gaps of the element
+    /// before it (none for the horizon's first).
+    pub(crate) fn alloc_element(
+        &mut self,
+        k: usize,
+        n: usize,
+        prev_end_gap: Option<&[usize]>,
+    ) -> ElementIndex {
         let (n_c, n_q) = (self.model.n_c(), self.model.n_q());
         let o = self.o;
         let ig = &o.initial_guess;
@@ -137,10 +144,19 @@ impl Builder<'_> {
                 friction,
             }
         });
-        let left_gap = if self.fesd && impulse.is_none() && self.o.initial_element_gap {
-            self.add_contacts(&format!("Y_gap0_{tag}"), &ig.big_y_gap)
-        } else {
-            Vec::new()
+        // The left-boundary gap of (20). With `share_left_gap`, after another element it is
+        // that element's end-point gap, f_c of the same position (16): a second variable for it
+        // (with its own row) makes both bounds active together wherever a contact stays closed
+        // across the boundary, a degenerate pair of constraints.
+        let wanted = self.fesd && impulse.is_none() && self.o.initial_element_gap;
+        let shared = prev_end_gap.filter(|_| self.o.share_left_gap);
+        let (left_gap, left_gap_own) = match (wanted, shared) {
+            (false, _) => (Vec::new(), false),
+            (true, Some(prev)) => (prev.to_vec(), false),
+            (true, None) => (
+                self.add_contacts(&format!("Y_gap0_{tag}"), &ig.big_y_gap),
+                true,
+            ),
         };
         // The state at t = 0 (after a possible initial impulse) is the given initial state
         // (nosnoc fixes it, it boxes nothing there): a box on it only makes the problem
@@ -205,6 +221,7 @@ impl Builder<'_> {
             h,
             impulse,
             left_gap,
+            left_gap_own,
             q0,
             v0,
             stages,

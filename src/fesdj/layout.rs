@@ -101,10 +101,15 @@ pub struct ElementIndex {
     /// The impulse block at `t_n`; `None` at `n = 0` with `no_initial_impacts` and in time
     /// stepping.
     pub impulse: Option<ImpulseIndex>,
-    /// Lifted left-boundary gaps `Y_n = f_c(q_{n,0})` (`n_c`, ≥ 0) of an element without
-    /// impulse block under FESD (`no_initial_impacts` with `initial_element_gap`); empty
-    /// otherwise.
+    /// Left-boundary gaps `Y_n = f_c(q_{n,0})` (`n_c`, ≥ 0) of an element without impulse
+    /// block under FESD (`no_initial_impacts` with `initial_element_gap`); empty otherwise.
+    /// With `share_left_gap`, after another element they are that element's end-point gaps
+    /// (its last stage's at `c = 1`, else its right boundary's), `f_c` of the same position by
+    /// (16) **[ours]**; otherwise, and at the horizon's first element, lifted variables of
+    /// their own (`left_gap_own`).
     pub left_gap: Vec<usize>,
+    /// `left_gap` are variables of this element, defined by the row `Y_n − f_c(q_{n,0}) = 0`.
+    pub left_gap_own: bool,
     /// `q_{n,0}` (position at `t_n^+`).
     pub q0: Vec<usize>,
     /// `v_{n,0}` (post-impact velocity at `t_n^+`).
@@ -156,6 +161,9 @@ pub struct Layout {
     pub h_nominal: f64,
     /// Parameter indices.
     pub params: ParamLayout,
+    /// Transcribed with `share_left_gap`: [`Layout::interval_variables`] lists no
+    /// left-boundary gaps.
+    pub shared_left_gap: bool,
 }
 
 impl Layout {
@@ -203,7 +211,12 @@ impl Layout {
                     fr(f, &mut out);
                 }
             }
-            out.extend(&e.left_gap);
+            // Own left-boundary gaps only where every interval has them (without
+            // `share_left_gap`): with it only the horizon's first element has its own, and the
+            // lists of all intervals keep one structure.
+            if e.left_gap_own && !self.shared_left_gap {
+                out.extend(&e.left_gap);
+            }
             out.extend(&e.q0);
             out.extend(&e.v0);
             for s in &e.stages {

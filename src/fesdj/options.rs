@@ -342,6 +342,12 @@ pub struct FesdjOptions {
     /// i.e. the ball is caught inside the element without impact — a spurious solution the
     /// homotopy finds (the §8 instance with `no_initial_impacts`, the two balls of §6.1).
     pub initial_element_gap: bool,
+    /// With `initial_element_gap`: after another element, the left-boundary gap is that
+    /// element's end-point gap variable (`f_c` of the same position by (16)) instead of a lifted
+    /// variable with its own row (default false, **[ours]**, §10.1). The feasible set is the
+    /// same; the second variable makes both bounds active together wherever a contact stays
+    /// closed across the boundary (linearly dependent active constraints).
+    pub share_left_gap: bool,
     /// State boxes at element boundaries (default true).
     pub x_box_at_fe: bool,
     /// State boxes at stage points (default true).
@@ -378,6 +384,7 @@ impl Default for FesdjOptions {
             fixed_eps_cls: false,
             no_initial_impacts: false,
             initial_element_gap: true,
+            share_left_gap: false,
             x_box_at_fe: true,
             x_box_at_stg: true,
             g_path_at_fe: false,

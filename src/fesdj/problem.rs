@@ -455,8 +455,10 @@ impl FesdjProblem {
                             out[i] = self.guess[i];
                         }
                     }
-                    for &i in &e.left_gap {
-                        out[i] = self.guess[i];
+                    if e.left_gap_own {
+                        for &i in &e.left_gap {
+                            out[i] = self.guess[i];
+                        }
                     }
                 }
             }

@@ -61,6 +61,7 @@ pub fn transcribe(ocp: &Ocp, options: &FesdjOptions) -> Result<Transcription, Fe
             n_s,
             c: tab.c.clone(),
             h_nominal: options.h_nominal(),
+            shared_left_gap: options.share_left_gap,
             ..Layout::default()
         },
         p: Vec::new(),
@@ -280,7 +281,18 @@ impl Builder<'_> {
                 elements: Vec::new(),
             });
             for n in 0..self.o.n_fe {
-                let e = self.alloc_element(k, n);
+                let prev = self
+                    .layout
+                    .intervals
+                    .iter()
+                    .flat_map(|i| i.elements.last())
+                    .last();
+                let prev_end_gap = prev.map(|e| match (&e.right, e.stages.last()) {
+                    (Some(rb), _) => rb.y_gap.clone(),
+                    (None, Some(st)) => st.y_gap.clone(),
+                    (None, None) => Vec::new(),
+                });
+                let e = self.alloc_element(k, n, prev_end_gap.as_deref());
                 self.layout.intervals[k].elements.push(e);
                 self.element_rows(k, n)?;
                 self.element_pairs(k, n);
@@ -324,7 +336,7 @@ impl Builder<'_> {
             None => {
                 let r: Vec<Sx> = v0.iter().zip(&vpre).map(|(&a, &b)| a - b).collect();
                 self.eqs(&r, RowKind::VelocityContinuity, at0);
-                if !e.left_gap.is_empty() {
+                if e.left_gap_own {
                     let fc = self.model.gaps(&q0)?;
                     let y = self.x(&e.left_gap);
                     let r: Vec<Sx> = y.iter().zip(&fc).map(|(&a, &b)| a - b).collect();

@@ -315,21 +315,44 @@ fn no_initial_impacts_in_every_interval() {
     let mg = transcribe(&Ocp::new(ball_1d(0.5, G), vec![1.0, 0.0]), &og).unwrap();
     assert_eq!(mg.n_w(), m.n_w() + 3);
     assert_eq!(mg.n_g(), m.n_g() + 3);
+    // With `share_left_gap` only the first interval lifts its own; the others take the
+    // previous element's end-point gap, f_c of the same position (the last stage of Radau IIA
+    // is at c = 1), and the interval variable lists keep one structure.
+    let os = FesdjOptions {
+        share_left_gap: true,
+        ..og.clone()
+    };
+    let ms = transcribe(&Ocp::new(ball_1d(0.5, G), vec![1.0, 0.0]), &os).unwrap();
+    assert_eq!(ms.n_w(), m.n_w() + 1);
+    assert_eq!(ms.n_g(), m.n_g() + 1);
     for k in 0..3 {
         assert_eq!(mg.layout.element(k, 0).left_gap.len(), 1);
+        assert!(mg.layout.element(k, 0).left_gap_own);
         assert!(mg.layout.element(k, 1).left_gap.is_empty());
-        let rows = mg
-            .g_info
-            .iter()
-            .filter(|r| r.kind == RowKind::LeftGap && r.interval == Some(k))
-            .count();
-        assert_eq!(rows, 1);
-        let boundary = mg
-            .comp_info
-            .iter()
-            .filter(|p| p.interval == k && p.element == 0 && p.j2 == Some(0))
-            .count();
-        assert_eq!(boundary, 1);
+        let e = ms.layout.element(k, 0);
+        assert_eq!(e.left_gap_own, k == 0);
+        if k > 0 {
+            let prev = ms.layout.element(k - 1, 1);
+            assert_eq!(e.left_gap, prev.stages.last().unwrap().y_gap);
+        }
+        assert_eq!(
+            ms.layout.interval_variables(k).len(),
+            ms.layout.interval_variables(0).len()
+        );
+        for (model, own) in [(&mg, 1), (&ms, usize::from(k == 0))] {
+            let rows = model
+                .g_info
+                .iter()
+                .filter(|r| r.kind == RowKind::LeftGap && r.interval == Some(k))
+                .count();
+            assert_eq!(rows, own);
+            let boundary = model
+                .comp_info
+                .iter()
+                .filter(|p| p.interval == k && p.element == 0 && p.j2 == Some(0))
+                .count();
+            assert_eq!(boundary, 1);
+        }
     }
     // Without the option: impulse blocks everywhere but never at T.
     let o = FesdjOptions {
