@@ -4,11 +4,11 @@
 
 use std::time::{Duration, Instant};
 
-use super::super::counters::{Planner, TickStats};
-use super::super::error::MpcError;
-use super::super::plan::PlanSource;
-use super::super::seed;
 use super::Controller;
+use crate::mpc::counters::{Planner, TickStats};
+use crate::mpc::error::MpcError;
+use crate::mpc::plan::PlanSource;
+use crate::mpc::seed;
 
 impl Controller {
     /// Plan with a backup controller too **[ours]**: on every tick `backup` solves first,
