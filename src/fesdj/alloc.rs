@@ -105,8 +105,8 @@ impl Builder<'_> {
             .collect()
     }
 
-    /// The variables of element `(k, n)`; `prev_end_gap`: the end-point gaps of the element
-    /// before it (none for the horizon's first).
+    /// The variables of element `(k, n)`; `prev_end_gap`: with `share_left_gap`, the end-point
+    /// gaps of the element before it (none for the horizon's first, and without the option).
     pub(crate) fn alloc_element(
         &mut self,
         k: usize,
@@ -149,8 +149,7 @@ impl Builder<'_> {
         // (with its own row) makes both bounds active together wherever a contact stays closed
         // across the boundary, a degenerate pair of constraints.
         let wanted = self.fesd && impulse.is_none() && self.o.initial_element_gap;
-        let shared = prev_end_gap.filter(|_| self.o.share_left_gap);
-        let (left_gap, left_gap_own) = match (wanted, shared) {
+        let (left_gap, left_gap_own) = match (wanted, prev_end_gap) {
             (false, _) => (Vec::new(), false),
             (true, Some(prev)) => (prev.to_vec(), false),
             (true, None) => (

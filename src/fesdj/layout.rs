@@ -311,6 +311,15 @@ impl Layout {
             }
         }
     }
+    /// Gap variables at the end of element `(k, n)` (where [`Layout::element_end`] is): the
+    /// right boundary's if there is one, else the last stage's.
+    pub fn element_end_gap(&self, k: usize, n: usize) -> &[usize] {
+        let e = self.element(k, n);
+        match &e.right {
+            Some(r) => &r.y_gap,
+            None => &e.stages[self.n_s - 1].y_gap,
+        }
+    }
     /// Pre-impact state `(q_n, v_n)` of element `(k, n)`: the end of the previous element of
     /// the chain, or the initial state for `(0, 0)` (§4.2: all elements form one chain).
     pub fn pre_impact(&self, k: usize, n: usize) -> (&[usize], &[usize]) {

@@ -281,17 +281,16 @@ impl Builder<'_> {
                 elements: Vec::new(),
             });
             for n in 0..self.o.n_fe {
-                let prev = self
-                    .layout
-                    .intervals
-                    .iter()
-                    .flat_map(|i| i.elements.last())
-                    .last();
-                let prev_end_gap = prev.map(|e| match (&e.right, e.stages.last()) {
-                    (Some(rb), _) => rb.y_gap.clone(),
-                    (None, Some(st)) => st.y_gap.clone(),
-                    (None, None) => Vec::new(),
-                });
+                // With `share_left_gap`: the end-point gaps of the previous element of the
+                // chain (none before the horizon's first element).
+                let prev = match (n, k) {
+                    (1.., _) => Some((k, n - 1)),
+                    (0, 1..) => Some((k - 1, self.o.n_fe - 1)),
+                    _ => None,
+                };
+                let prev_end_gap = prev
+                    .filter(|_| self.o.share_left_gap)
+                    .map(|(kp, np)| self.layout.element_end_gap(kp, np).to_vec());
                 let e = self.alloc_element(k, n, prev_end_gap.as_deref());
                 self.layout.intervals[k].elements.push(e);
                 self.element_rows(k, n)?;

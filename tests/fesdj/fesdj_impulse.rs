@@ -308,11 +308,12 @@ fn no_initial_impacts_in_every_interval() {
     assert_eq!(m.n_w(), 2 + 3 * (11 + 7));
     // With `initial_element_gap` (the default): one lifted gap Y_0 = f_c(q_{0,0}) per interval,
     // its row, and the contact pair with j' = 0 at n = 0 (FE_STAGE: one pair).
+    let ball = |o: &FesdjOptions| transcribe(&Ocp::new(ball_1d(0.5, G), vec![1.0, 0.0]), o);
     let og = FesdjOptions {
         initial_element_gap: true,
         ..o.clone()
     };
-    let mg = transcribe(&Ocp::new(ball_1d(0.5, G), vec![1.0, 0.0]), &og).unwrap();
+    let mg = ball(&og).unwrap();
     assert_eq!(mg.n_w(), m.n_w() + 3);
     assert_eq!(mg.n_g(), m.n_g() + 3);
     // With `share_left_gap` only the first interval lifts its own; the others take the
@@ -322,7 +323,7 @@ fn no_initial_impacts_in_every_interval() {
         share_left_gap: true,
         ..og.clone()
     };
-    let ms = transcribe(&Ocp::new(ball_1d(0.5, G), vec![1.0, 0.0]), &os).unwrap();
+    let ms = ball(&os).unwrap();
     assert_eq!(ms.n_w(), m.n_w() + 1);
     assert_eq!(ms.n_g(), m.n_g() + 1);
     for k in 0..3 {
