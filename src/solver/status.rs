@@ -29,12 +29,19 @@ pub enum Status {
     ComplementarityNotMet,
     /// Stopped by an early-exit hook (internal use by the restoration phase).
     UserStop,
+    /// MPCC homotopy with `warm_iteration_budget`: a warm start's relaxed NLP stopped at its
+    /// iteration budget on an iterate that meets the constraint tolerance (`constr_viol_tol`)
+    /// and the complementarity stop test (`comp_tol`): feasible, not optimal.
+    FeasibleBudget,
 }
 
 impl Status {
-    /// True for [`Status::Solved`] and [`Status::Acceptable`].
+    /// True for [`Status::Solved`], [`Status::Acceptable`] and [`Status::FeasibleBudget`].
     pub fn is_success(self) -> bool {
-        matches!(self, Status::Solved | Status::Acceptable)
+        matches!(
+            self,
+            Status::Solved | Status::Acceptable | Status::FeasibleBudget
+        )
     }
 }
 

@@ -25,4 +25,5 @@ mod solver_kkt_accuracy;
 mod solver_step_retries;
 mod solver_warm_active_set;
 mod stationarity;
+mod warm_budget;
 mod warm_fallback;

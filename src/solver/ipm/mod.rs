@@ -438,7 +438,13 @@ impl Ipm {
                 Outcome::EvalError => return Status::EvaluationError,
             }
             if let Some(h) = hook.as_mut() {
-                if h(&self.x) {
+                let pr = self
+                    .g
+                    .iter()
+                    .zip(&self.s)
+                    .zip(&self.con_scale)
+                    .fold(0.0f64, |a, ((g, s), c)| a.max((g - s).abs() / c));
+                if h(&self.x, pr) {
                     return Status::UserStop;
                 }
             }

@@ -93,7 +93,8 @@ impl Ipm {
             d: data,
         };
         let status = {
-            let mut hook = |xr: &[f64]| -> bool { self.resto_accepts(nlp, p, &xr[..n], theta_r) };
+            let mut hook =
+                |xr: &[f64], _: f64| -> bool { self.resto_accepts(nlp, p, &xr[..n], theta_r) };
             ripm.solve_impl(&rnlp, p, IpmStart::Initial, Some(&mut hook))
         };
         self.info.iterations += ripm.info.iterations;

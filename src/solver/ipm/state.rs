@@ -31,9 +31,10 @@ pub enum IpmStart<'a> {
     },
 }
 
-/// Early-exit hook: called with the primal iterate after every accepted step; returning
-/// `true` stops the solve with [`Status::UserStop`](crate::solver::Status::UserStop).
-pub(crate) type Hook<'h> = &'h mut dyn FnMut(&[f64]) -> bool;
+/// Early-exit hook: called with the primal iterate and its unscaled constraint violation
+/// (max norm of `g − s`) after every accepted step; returning `true` stops the solve with
+/// [`Status::UserStop`](crate::solver::Status::UserStop).
+pub(crate) type Hook<'h> = &'h mut dyn FnMut(&[f64], f64) -> bool;
 
 /// The interior-point solver with all its work space, built once per problem structure.
 pub struct Ipm {

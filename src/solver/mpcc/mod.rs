@@ -395,6 +395,54 @@ impl MpccSolver {
         }
     }
 
+    /// The first relaxed NLP of a warm start with `warm_iteration_budget`: solved from `w` like
+    /// any warm start, but stopped with [`Status::FeasibleBudget`] at the first accepted iterate
+    /// after the budget that meets the IPM's constraint tolerance and the stop test.
+    fn warm_budget_solve(
+        &mut self,
+        nlp: &dyn Nlp,
+        comp: &dyn Complementarity,
+        p: &[f64],
+        w: WarmPoint<'_>,
+        st: &HomotopySettings,
+    ) -> Result<Status, SolverError> {
+        let relaxed = self.relaxed.bind_unchecked(nlp, comp);
+        let (gv, hv) = (&mut self.gv, &mut self.hv);
+        let (budget, tol, viol) = (
+            st.warm_iteration_budget,
+            st.comp_tol,
+            st.ipm.constr_viol_tol,
+        );
+        let measure = st.stop_measure;
+        let mut iter = 0usize;
+        let mut hook = |x: &[f64], pr: f64| -> bool {
+            iter += 1;
+            if iter < budget || pr > viol || comp.eval(x, p, gv, hv).is_err() {
+                return false;
+            }
+            let r = gv
+                .iter()
+                .zip(hv.iter())
+                .fold(0.0f64, |a, (&g, &h)| match measure {
+                    StopMeasure::Min => a.max(g.min(h)),
+                    StopMeasure::Product => a.max(g * h),
+                });
+            r <= tol
+        };
+        let start = IpmStart::Warm {
+            x: w.x,
+            lambda: w.lambda,
+            z_l: w.z_l,
+            z_u: w.z_u,
+        };
+        Ok(
+            match self.ipm.solve_impl(&relaxed, p, start, Some(&mut hook)) {
+                Status::UserStop => Status::FeasibleBudget,
+                s => s,
+            },
+        )
+    }
+
     /// The status of a relaxed (or polishing) NLP whose IPM solve ended with `status`. When the
     /// solve broke down (restoration failure, numerical error, local infeasibility, divergence,
     /// a failed evaluation; not a budget limit) after an iterate that met the IPM's acceptable
@@ -726,6 +774,9 @@ impl MpccSolver {
                         p,
                         IpmStart::Initial,
                     )?,
+                    First::Warm(w) if st.warm_iteration_budget > 0 => {
+                        self.warm_budget_solve(nlp, comp, p, w, st)?
+                    }
                     First::Warm(w) => self.ipm.solve(
                         &self.relaxed.bind_unchecked(nlp, comp),
                         p,
@@ -838,7 +889,11 @@ impl MpccSolver {
         let objective = self.original_objective(nlp, p);
         let viol = self.original_violation(nlp, p).max(neg);
         let status = if converged && r_stop <= st.comp_tol {
-            Status::Solved
+            if last_status == Status::FeasibleBudget {
+                Status::FeasibleBudget
+            } else {
+                Status::Solved
+            }
         } else if last_status.is_success() {
             Status::ComplementarityNotMet
         } else {

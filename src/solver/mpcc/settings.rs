@@ -112,6 +112,12 @@ pub struct HomotopySettings {
     /// IPM iteration limit of each relaxed NLP of a warm start's first path when
     /// `warm_fallback_sigma0` is set (0: `ipm.max_iter`).
     pub warm_first_max_iter: usize,
+    /// An iteration budget for warm starts **[ours]** (formulation §4.8): the first relaxed NLP
+    /// of a warm-started solve stops at the first iterate after this many IPM iterations that
+    /// meets the constraint tolerance (`ipm.constr_viol_tol`) and the stop test (`comp_tol`);
+    /// that feasible, not yet optimal point is the solution (status `FeasibleBudget`), and the
+    /// next tick's warm start goes on from it. 0 (default) turns it off.
+    pub warm_iteration_budget: usize,
     /// The Hessian of the Lagrangian of the NLPs built from a problem file (`exact`, default,
     /// or `gauss_newton`: the objective's alone, see [`HessianApproximation`]). The homotopy
     /// itself does not read it; the builder of the NLP does (`FesdjProblem::new`; a
@@ -165,6 +171,7 @@ impl Default for HomotopySettings {
             second_path_sigma0: 0.0,
             warm_fallback_sigma0: 0.0,
             warm_first_max_iter: 0,
+            warm_iteration_budget: 0,
             hessian: HessianApproximation::Exact,
             // Warm starts along the homotopy push the previous solution only 1e-9 off the
             // bounds (IPOPT's default 1e-3 is meant for one warm-started NLP): at σ_k ≪ 1e-3 a
