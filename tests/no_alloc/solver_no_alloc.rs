@@ -134,3 +134,54 @@ fn mpcc_warm_fallback_path_does_not_allocate() {
         assert_eq!(n, 0, "{}: {n} allocations", prob.name);
     }
 }
+
+/// A warm start stopped by its iteration budget (`HomotopySettings::warm_iteration_budget`)
+/// allocates nothing once the buffers have their size.
+#[test]
+fn mpcc_warm_iteration_budget_does_not_allocate() {
+    use fesdj_mpc::solver::problems::{macmpec, Backend};
+    use fesdj_mpc::solver::{HomotopySettings, MpccResult, MpccSolver, WarmPoint};
+    let _turn = crate::support::serial::file(module_path!());
+    let warm = HomotopySettings {
+        sigma0: 1e-6,
+        comp_tol: 1e-4,
+        warm_iteration_budget: 1,
+        ..HomotopySettings::default()
+    };
+    let mut stopped = 0;
+    for prob in macmpec::collection(Backend::Dense)
+        .into_iter()
+        .filter(|p| matches!(p.name, "bard1" | "scholtes1" | "kth1"))
+    {
+        let (nlp, comp) = (prob.nlp.as_ref(), prob.comp.as_ref());
+        let mut solver = MpccSolver::new(nlp, comp, HomotopySettings::default()).unwrap();
+        let mut out = MpccResult::empty();
+        solver.solve_into(nlp, comp, &[], None, &mut out).unwrap();
+        assert_eq!(out.status, Status::Solved, "{}", prob.name);
+        // The warm start: the solution moved off by 1e-3 in every variable, its multipliers.
+        let x: Vec<f64> = out.x.iter().map(|v| v + 1e-3).collect();
+        let (l, a, b) = solver.duals();
+        let (l, a, b) = (l.to_vec(), a.to_vec(), b.to_vec());
+        solver.set_settings(warm.clone()).unwrap();
+        let start = WarmPoint {
+            x: &x,
+            lambda: &l,
+            z_l: &a,
+            z_u: &b,
+        };
+        for _ in 0..2 {
+            solver
+                .solve_warm_into(nlp, comp, &[], start, &mut out)
+                .unwrap();
+        }
+        let before = alloc_common::allocations();
+        solver
+            .solve_warm_into(nlp, comp, &[], start, &mut out)
+            .unwrap();
+        let n = alloc_common::allocations() - before;
+        assert!(out.status.is_success(), "{}: {:?}", prob.name, out.status);
+        stopped += usize::from(out.status == Status::FeasibleBudget);
+        assert_eq!(n, 0, "{}: {n} allocations", prob.name);
+    }
+    assert!(stopped > 0, "no solve was stopped by the budget");
+}
