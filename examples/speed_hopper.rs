@@ -339,6 +339,68 @@ fn main() {
         .map(|i| format!("{} {:.1}", NAMES[i], us[i]))
         .collect();
     println!("(b) µs/call (N = {n_rep}): {}", line.join(", "));
+    // (b2) the constraint Jacobian on 1–4 threads (`SplitFunction`, `solver.eval_threads`),
+    // fastest of 30 batches each, interleaved rounds.
+    {
+        let jf = nlp.functions()[3].1;
+        let configs = [(1, 1), (1, 4), (2, 2), (2, 4), (2, 0), (4, 4)];
+        let splits: Vec<fesdj_mpc::ad::SplitFunction> = configs
+            .iter()
+            .map(|&(t, parts)| {
+                if parts == 0 {
+                    fesdj_mpc::ad::SplitFunction::new(jf, t)
+                } else {
+                    fesdj_mpc::ad::SplitFunction::with_parts(jf, t, parts)
+                }
+                .expect("split")
+            })
+            .collect();
+        let mut ws = splits[5].workspace();
+        ws.reserve_registers(jf.n_registers());
+        let mut best = [f64::INFINITY; 6];
+        for _ in 0..3 {
+            for (t, sp) in splits.iter().enumerate() {
+                let us = min_per_call(n_rep, || {
+                    next(&mut xs);
+                    sp.eval(&[&xs, &p], &mut jac, &mut ws).expect("split jac");
+                });
+                best[t] = best[t].min(us);
+            }
+        }
+        // Every split gives the whole tape's values bit for bit (here, at one point).
+        let mut whole = vec![0.0; jac.len()];
+        let mut wws = jf.workspace();
+        jf.eval_interpreted(&[&xs, &p], &mut [&mut whole], &mut wws)
+            .expect("jac");
+        for sp in &splits {
+            sp.eval(&[&xs, &p], &mut jac, &mut ws).expect("split jac");
+            assert!(whole
+                .iter()
+                .zip(&jac)
+                .all(|(a, b)| a.to_bits() == b.to_bits()));
+        }
+        let t0 = Instant::now();
+        let two = fesdj_mpc::ad::SplitFunction::new(jf, 2).expect("split");
+        println!(
+            "(b2) SplitFunction::new(jac_g, 2): {:.3} s (parts {:?}, native code included)",
+            t0.elapsed().as_secs_f64(),
+            two.part_instructions()
+        );
+        let line: Vec<String> = best
+            .iter()
+            .enumerate()
+            .map(|(t, us)| {
+                format!(
+                    "{} thread(s) {:.1} µs ({:.2}×, parts {:?})",
+                    splits[t].threads(),
+                    us,
+                    best[0] / us,
+                    splits[t].part_instructions()
+                )
+            })
+            .collect();
+        println!("(b2) jac_g: {}", line.join(", "));
+    }
     let per_it: f64 = (0..8)
         .map(|i| {
             let c = if i < 5 { counts[i] } else { ccounts[i] };

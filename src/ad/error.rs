@@ -66,6 +66,15 @@ pub enum AdError {
         /// Instruction index.
         instruction: usize,
     },
+    /// A worker thread of a [`SplitFunction`](super::split::SplitFunction) could not be
+    /// started, or its part of an evaluation failed.
+    #[error("function `{function}`: {why}")]
+    Thread {
+        /// Function name.
+        function: String,
+        /// What failed.
+        why: String,
+    },
     /// I/O error reading a file.
     #[error("{file}: {source}")]
     Io {

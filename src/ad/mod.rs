@@ -28,6 +28,7 @@ pub mod op;
 pub mod scalar;
 mod schedule;
 pub mod sparsity;
+pub mod split;
 pub mod sx;
 mod tape;
 
@@ -43,4 +44,5 @@ pub use native::{Backend, NativeError, NativeInfo, AUTO_MAX_INSTRUCTIONS};
 pub use op::OpCode;
 pub use scalar::Scalar;
 pub use sparsity::SparsityPattern;
+pub use split::SplitFunction;
 pub use sx::{arena_len, arena_len_bytes_estimate, Sx};

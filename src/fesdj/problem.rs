@@ -154,7 +154,8 @@ impl FesdjProblem {
             }
         }
         let mpcc = transcribe(ocp, options)?;
-        let (nlp, comp) = mpcc.nlp_with(solve.solver.hessian)?;
+        let (mut nlp, comp) = mpcc.nlp_with(solve.solver.hessian)?;
+        nlp.set_jacobian_threads(solve.solver.eval_threads)?;
         let nlp = FesdjNlp::new(nlp, mpcc.lbw.clone(), mpcc.ubw.clone(), mpcc.w0.clone());
         let solver = OwnedSolver::new(nlp, comp, solve.solver)?;
         let (m_relaxed, n_relaxed) = {

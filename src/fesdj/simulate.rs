@@ -171,6 +171,8 @@ impl Simulator {
         // steps need the dynamics' curvature (a quadruped plant step with it ran for over
         // 20 min; offline two_discs and hopper_ocp stop at MaxIterations / RestorationFailed).
         solve.solver.hessian = crate::solver::HessianApproximation::Exact;
+        // One interval's Jacobian is too short a tape to share between threads.
+        solve.solver.eval_threads = 1;
         if fesdj.n_intervals != 1 {
             return Err(FesdjError::InvalidOption {
                 field: "n_intervals".into(),

@@ -7,7 +7,7 @@
 use super::error::{EvalError, SolverError};
 use super::nlp::{Complementarity, Nlp};
 use crate::ad::import::ImportedProblem;
-use crate::ad::{self, Function, SparsityPattern, Sx, Workspace};
+use crate::ad::{self, Function, SparsityPattern, SplitFunction, Sx, Workspace};
 use std::cell::RefCell;
 
 /// Bounds and start point of an NLP.
@@ -48,6 +48,8 @@ pub struct AdNlp {
     grad: Function,
     g: Function,
     jac: Function,
+    /// `jac` cut into parts evaluated on several threads ([`AdNlp::set_jacobian_threads`]).
+    jac_split: Option<SplitFunction>,
     jac_pattern: SparsityPattern,
     hess: Function,
     hess_pattern: SparsityPattern,
@@ -62,6 +64,16 @@ fn prepare_native(fns: &[&Function]) {
     for f in fns {
         let _ = f.prepare_native();
     }
+}
+
+/// The Jacobian `jac` cut for `threads ≥ 2` threads ([`SplitFunction::new`]); `None` for one
+/// thread: `jac` itself. (On one thread, parts short enough for native code evaluated in turn
+/// were slower in the closed loop than the interpreted whole: docs/benchmarks.md.)
+fn split_for(jac: &Function, threads: usize) -> Result<Option<SplitFunction>, SolverError> {
+    if threads <= 1 {
+        return Ok(None);
+    }
+    Ok(Some(SplitFunction::new(jac, threads)?))
 }
 
 fn dim(what: &'static str, expected: usize, got: usize) -> SolverError {
@@ -123,6 +135,7 @@ impl AdNlp {
             grad,
             g,
             jac,
+            jac_split: None,
             jac_pattern,
             hess,
             hess_pattern,
@@ -142,6 +155,28 @@ impl AdNlp {
         let fun_f = Function::new("f", &[x, p], &[&[f]])?;
         let fun_g = Function::new("g", &[x, p], &[g])?;
         AdNlp::new(fun_f, fun_g, bounds)
+    }
+
+    /// Evaluate the constraint Jacobian on `threads` threads **[ours]**: its nonzeros are cut
+    /// into `threads` contiguous ranges of about equal tape length, each compiled on its own
+    /// (the same expressions: the values are bit for bit those of one thread), the caller's
+    /// thread evaluating the first and `threads − 1` worker threads, started now, the others
+    /// ([`SplitFunction`]). `threads ≤ 1` goes back to one thread.
+    pub fn set_jacobian_threads(&mut self, threads: usize) -> Result<(), SolverError> {
+        if threads == self.jacobian_threads() {
+            return Ok(());
+        }
+        self.jac_split = split_for(&self.jac, threads)?;
+        if let Some(s) = &self.jac_split {
+            self.ws.borrow_mut().reserve_registers(s.workspace().len());
+        }
+        Ok(())
+    }
+
+    /// Threads the constraint Jacobian is evaluated on (1 unless
+    /// [`AdNlp::set_jacobian_threads`] set more and their threads started).
+    pub fn jacobian_threads(&self) -> usize {
+        self.jac_split.as_ref().map_or(1, |s| s.threads())
     }
 
     /// Instruction and register counts of the compiled tapes (f, gradient, g, Jacobian,
@@ -243,7 +278,14 @@ impl Nlp for AdNlp {
         ev(&self.g, &[x, p], g, &self.ws)
     }
     fn eval_jac_g(&self, x: &[f64], p: &[f64], vals: &mut [f64]) -> Result<(), EvalError> {
-        ev(&self.jac, &[x, p], vals, &self.ws)
+        match &self.jac_split {
+            Some(s) => {
+                let mut ws = self.ws.borrow_mut();
+                s.eval(&[x, p], vals, &mut ws)
+                    .map_err(|_| EvalError("tape"))
+            }
+            None => ev(&self.jac, &[x, p], vals, &self.ws),
+        }
     }
     fn eval_hess_l(
         &self,

@@ -18,3 +18,4 @@ mod ad_import_format;
 mod ad_nalgebra;
 mod ad_native;
 mod ad_ops;
+mod ad_split;

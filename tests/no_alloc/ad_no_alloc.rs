@@ -81,3 +81,29 @@ fn eval_and_mapped_eval_do_not_allocate() {
     assert!(seen >= 1);
     let _ = Sx::zero();
 }
+
+/// A Jacobian evaluated on two threads (`SplitFunction`) allocates nothing per call, on the
+/// caller's thread or the worker's (the counting allocator counts every thread).
+#[test]
+fn split_eval_does_not_allocate() {
+    use fesdj_mpc::ad::SplitFunction;
+    let _turn = crate::support::serial::file(module_path!());
+    let x = Sx::sym_vec("x", 30);
+    let p = Sx::sym_vec("p", 1);
+    let g: Vec<Sx> = (0..30)
+        .map(|k| (x[k] * x[(k + 1) % 30]).sin() + p[0] * x[(k + 7) % 30].exp())
+        .collect();
+    let f = Function::new("g", &[&x, &p], &[&g]).unwrap();
+    let (_, jf) = jacobian(&f).unwrap();
+    let split = SplitFunction::new(&jf, 2).unwrap();
+    let mut ws = split.workspace();
+    let xv: Vec<f64> = (0..30).map(|i| 0.1 * i as f64).collect();
+    let mut out = vec![0.0; jf.size_out(0)];
+    split.eval(&[&xv, &[0.5]], &mut out, &mut ws).unwrap();
+    let n = alloc_common::allocations_during(|| {
+        for _ in 0..200 {
+            split.eval(&[&xv, &[0.5]], &mut out, &mut ws).unwrap();
+        }
+    });
+    assert_eq!(n, 0, "{n} allocations in 200 calls");
+}

@@ -123,6 +123,11 @@ pub struct HomotopySettings {
     /// itself does not read it; the builder of the NLP does (`FesdjProblem::new`; a
     /// `Simulator` always takes the exact one).
     pub hessian: HessianApproximation,
+    /// Threads that evaluate the constraint Jacobian of the NLPs built from a problem file
+    /// (`AdNlp::set_jacobian_threads`: the caller's and `eval_threads − 1` workers; 1, the
+    /// default, evaluates it on the caller's thread alone). Like `hessian`, read by the
+    /// builder of the NLP (`FesdjProblem::new`; a `Simulator` always takes 1).
+    pub eval_threads: usize,
     /// Settings of the interior-point method. A partial `ipm` section (e.g. `{print: true}`)
     /// changes only the keys it names: the others keep *these* defaults (tol 1e-10, mu_min
     /// 1e-13, warm-start pushes 1e-9), not the plain IPM's `Settings::default()`.
@@ -173,6 +178,7 @@ impl Default for HomotopySettings {
             warm_first_max_iter: 0,
             warm_iteration_budget: 0,
             hessian: HessianApproximation::Exact,
+            eval_threads: 1,
             // Warm starts along the homotopy push the previous solution only 1e-9 off the
             // bounds (IPOPT's default 1e-3 is meant for one warm-started NLP): at σ_k ≪ 1e-3 a
             // 1e-3 push moves every biactive pair G = H ≈ √σ_k outside the relaxed set
@@ -232,6 +238,12 @@ impl HomotopySettings {
         }
         if self.max_homotopy_steps == 0 {
             return err("max_homotopy_steps", "must be >= 1".into());
+        }
+        if !(1..=64).contains(&self.eval_threads) {
+            return err(
+                "eval_threads",
+                format!("must be in 1..=64, got {}", self.eval_threads),
+            );
         }
         if !(self.sigma_update_exponent > 1.0 && self.sigma_update_exponent.is_finite()) {
             return err(
