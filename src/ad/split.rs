@@ -103,7 +103,12 @@ fn work(shared: Arc<Shared>, parts: Vec<Function>, ranges: Vec<Range<usize>>) {
             inputs.get(2).map_or(&[][..], |v| v),
             inputs.get(3).map_or(&[][..], |v| v),
         ];
-        let ok = eval_parts(&parts, &ranges, &refs[..inputs.len()], &mut out, &mut ws).is_ok();
+        // A panic would leave the caller waiting for `done` for ever: it counts as a failed
+        // part instead (the evaluation itself never panics by design).
+        let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            eval_parts(&parts, &ranges, &refs[..inputs.len()], &mut out, &mut ws).is_ok()
+        }))
+        .unwrap_or(false);
         let mut j = shared.lock();
         std::mem::swap(&mut j.out, &mut out);
         j.ok = ok;
