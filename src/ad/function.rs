@@ -79,6 +79,31 @@ pub struct Function {
     native: NativeSlot,
 }
 
+/// `Ok` when the `kind` arguments ("input", "output") of function `function` have the lengths
+/// `sizes`; otherwise the error names their number or the first argument of another length.
+pub(crate) fn check_lengths(
+    function: &str,
+    kind: &str,
+    sizes: &[usize],
+    got: impl ExactSizeIterator<Item = usize>,
+) -> Result<(), AdError> {
+    let dim = |what: String, expected: usize, got: usize| AdError::Dimension {
+        function: function.to_string(),
+        what,
+        expected,
+        got,
+    };
+    if got.len() != sizes.len() {
+        return Err(dim(format!("number of {kind}s"), sizes.len(), got.len()));
+    }
+    for (i, (n, &want)) in got.zip(sizes).enumerate() {
+        if n != want {
+            return Err(dim(format!("length of {kind} {i}"), want, n));
+        }
+    }
+    Ok(())
+}
+
 impl Function {
     /// Compile `outputs` as a function of `inputs`.
     ///
@@ -248,37 +273,18 @@ impl Function {
 
     /// Check argument counts and lengths (what [`Function::eval`] checks).
     pub fn check_args(&self, inputs: &[&[f64]], outputs: &[&mut [f64]]) -> Result<(), AdError> {
-        let dim = |what: String, expected: usize, got: usize| AdError::Dimension {
-            function: self.name.clone(),
-            what,
-            expected,
-            got,
-        };
-        if inputs.len() != self.input_sizes.len() {
-            return Err(dim(
-                "number of inputs".into(),
-                self.input_sizes.len(),
-                inputs.len(),
-            ));
-        }
-        if outputs.len() != self.output_sizes.len() {
-            return Err(dim(
-                "number of outputs".into(),
-                self.output_sizes.len(),
-                outputs.len(),
-            ));
-        }
-        for (i, (x, &n)) in inputs.iter().zip(&self.input_sizes).enumerate() {
-            if x.len() != n {
-                return Err(dim(format!("length of input {i}"), n, x.len()));
-            }
-        }
-        for (i, (y, &n)) in outputs.iter().zip(&self.output_sizes).enumerate() {
-            if y.len() != n {
-                return Err(dim(format!("length of output {i}"), n, y.len()));
-            }
-        }
-        Ok(())
+        check_lengths(
+            &self.name,
+            "input",
+            &self.input_sizes,
+            inputs.iter().map(|x| x.len()),
+        )?;
+        check_lengths(
+            &self.name,
+            "output",
+            &self.output_sizes,
+            outputs.iter().map(|y| y.len()),
+        )
     }
 
     /// Evaluate at `inputs`, writing every element of `outputs`. Allocates nothing.
@@ -440,24 +446,12 @@ impl Function {
     /// Apply the function to symbolic arguments (builds the expression graph of the outputs in
     /// this thread's arena). Used to compose functions and to differentiate compiled ones.
     pub fn call_sx(&self, inputs: &[&[Sx]]) -> Result<Vec<Vec<Sx>>, AdError> {
-        let dim = |what: String, expected: usize, got: usize| AdError::Dimension {
-            function: self.name.clone(),
-            what,
-            expected,
-            got,
-        };
-        if inputs.len() != self.input_sizes.len() {
-            return Err(dim(
-                "number of inputs".into(),
-                self.input_sizes.len(),
-                inputs.len(),
-            ));
-        }
-        for (i, (x, &n)) in inputs.iter().zip(&self.input_sizes).enumerate() {
-            if x.len() != n {
-                return Err(dim(format!("length of input {i}"), n, x.len()));
-            }
-        }
+        check_lengths(
+            &self.name,
+            "input",
+            &self.input_sizes,
+            inputs.iter().map(|x| x.len()),
+        )?;
         let zero = Sx::constant(0.0);
         let mut out: Vec<Vec<Sx>> = self.output_sizes.iter().map(|&n| vec![zero; n]).collect();
         let mut r = vec![zero; self.n_regs];

@@ -16,7 +16,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
 use super::error::AdError;
-use super::function::{Function, Workspace};
+use super::function::{check_lengths, Function, Workspace};
 use super::native::AUTO_MAX_INSTRUCTIONS;
 use super::sx::Sx;
 
@@ -371,27 +371,18 @@ impl SplitFunction {
         out: &mut [f64],
         ws: &mut Workspace,
     ) -> Result<(), AdError> {
-        let dim = |what: String, expected: usize, got: usize| AdError::Dimension {
-            function: self.name.clone(),
-            what,
-            expected,
-            got,
-        };
-        if inputs.len() != self.input_sizes.len() {
-            return Err(dim(
-                "number of inputs".into(),
-                self.input_sizes.len(),
-                inputs.len(),
-            ));
-        }
-        for (i, (x, &n)) in inputs.iter().zip(&self.input_sizes).enumerate() {
-            if x.len() != n {
-                return Err(dim(format!("length of input {i}"), n, x.len()));
-            }
-        }
-        if out.len() != self.len {
-            return Err(dim("length of output 0".into(), self.len, out.len()));
-        }
+        check_lengths(
+            &self.name,
+            "input",
+            &self.input_sizes,
+            inputs.iter().map(|x| x.len()),
+        )?;
+        check_lengths(
+            &self.name,
+            "output",
+            &[self.len],
+            std::iter::once(out.len()),
+        )?;
         for w in self.workers.iter().flatten() {
             let mut j = w.shared.lock();
             for (mine, given) in j.inputs.iter_mut().zip(inputs) {

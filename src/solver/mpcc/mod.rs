@@ -355,16 +355,7 @@ impl MpccSolver {
 
     /// Residuals `(max min(G,H), max G·H, max(-G,-H,0))` at `x`.
     fn residuals(&mut self, comp: &dyn Complementarity, x: &[f64], p: &[f64]) -> (f64, f64, f64) {
-        if comp.eval(x, p, &mut self.gv, &mut self.hv).is_err() {
-            return (f64::INFINITY, f64::INFINITY, f64::INFINITY);
-        }
-        let (mut rmin, mut rprod, mut neg) = (0.0f64, 0.0f64, 0.0f64);
-        for (g, h) in self.gv.iter().zip(&self.hv) {
-            rmin = rmin.max(g.min(*h));
-            rprod = rprod.max(g * h);
-            neg = neg.max(-g).max(-h);
-        }
-        (rmin, rprod, neg)
+        pair_residuals(comp, x, p, &mut self.gv, &mut self.hv)
     }
 
     /// The stop-test measure of [`HomotopySettings::stop_measure`] at `x` for the pairs `comp`
@@ -389,10 +380,7 @@ impl MpccSolver {
 
     /// The stop-test measure from the residuals `max min(G,H)` and `max G·H`.
     fn stop_of(&self, rmin: f64, rprod: f64) -> f64 {
-        match self.settings.stop_measure {
-            StopMeasure::Min => rmin,
-            StopMeasure::Product => rprod,
-        }
+        self.settings.stop_measure.of(rmin, rprod)
     }
 
     /// The first relaxed NLP of a warm start with `warm_iteration_budget`: solved from `w` like
@@ -417,17 +405,11 @@ impl MpccSolver {
         let mut iter = 0usize;
         let mut hook = |x: &[f64], pr: f64| -> bool {
             iter += 1;
-            if iter < budget || pr > viol || comp.eval(x, p, gv, hv).is_err() {
+            if iter < budget || pr > viol {
                 return false;
             }
-            let r = gv
-                .iter()
-                .zip(hv.iter())
-                .fold(0.0f64, |a, (&g, &h)| match measure {
-                    StopMeasure::Min => a.max(g.min(h)),
-                    StopMeasure::Product => a.max(g * h),
-                });
-            r <= tol
+            let (rmin, rprod, _) = pair_residuals(comp, x, p, gv, hv);
+            measure.of(rmin, rprod) <= tol
         };
         let start = IpmStart::Warm {
             x: w.x,
@@ -1164,6 +1146,27 @@ impl MpccSolver {
 }
 
 /// Whether a solve from `first` with `st` is the first of two paths: a warm start with a
+/// `(max min(G, H), max G·H, max(−G, −H))` of the pairs `comp` at `x` (into `gv`, `hv`); all
+/// infinite when they cannot be evaluated.
+fn pair_residuals(
+    comp: &dyn Complementarity,
+    x: &[f64],
+    p: &[f64],
+    gv: &mut [f64],
+    hv: &mut [f64],
+) -> (f64, f64, f64) {
+    if comp.eval(x, p, gv, hv).is_err() {
+        return (f64::INFINITY, f64::INFINITY, f64::INFINITY);
+    }
+    let (mut rmin, mut rprod, mut neg) = (0.0f64, 0.0f64, 0.0f64);
+    for (g, h) in gv.iter().zip(hv.iter()) {
+        rmin = rmin.max(g.min(*h));
+        rprod = rprod.max(g * h);
+        neg = neg.max(-g).max(-h);
+    }
+    (rmin, rprod, neg)
+}
+
 /// fallback path ([`HomotopySettings::warm_fallback_sigma0`]).
 fn first_of_two(st: &HomotopySettings, first: First<'_>) -> bool {
     st.warm_fallback_sigma0 > 0.0 && matches!(first, First::Warm(_))

@@ -31,6 +31,16 @@ pub enum StopMeasure {
     Product,
 }
 
+impl StopMeasure {
+    /// This measure from the residuals `max min(G, H)` and `max G·H`.
+    pub fn of(self, rmin: f64, rprod: f64) -> f64 {
+        match self {
+            StopMeasure::Min => rmin,
+            StopMeasure::Product => rprod,
+        }
+    }
+}
+
 /// Update rule of the relaxation parameter (spec §5.4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
