@@ -104,6 +104,19 @@ pub(crate) fn check_lengths(
     Ok(())
 }
 
+/// `Ok` when a call of function `function` has the argument lengths of its `input_sizes` and
+/// `output_sizes` ([`check_lengths`] for both).
+pub(crate) fn check_call(
+    function: &str,
+    input_sizes: &[usize],
+    inputs: impl ExactSizeIterator<Item = usize>,
+    output_sizes: &[usize],
+    outputs: impl ExactSizeIterator<Item = usize>,
+) -> Result<(), AdError> {
+    check_lengths(function, "input", input_sizes, inputs)?;
+    check_lengths(function, "output", output_sizes, outputs)
+}
+
 impl Function {
     /// Compile `outputs` as a function of `inputs`.
     ///
@@ -273,15 +286,10 @@ impl Function {
 
     /// Check argument counts and lengths (what [`Function::eval`] checks).
     pub fn check_args(&self, inputs: &[&[f64]], outputs: &[&mut [f64]]) -> Result<(), AdError> {
-        check_lengths(
+        check_call(
             &self.name,
-            "input",
             &self.input_sizes,
             inputs.iter().map(|x| x.len()),
-        )?;
-        check_lengths(
-            &self.name,
-            "output",
             &self.output_sizes,
             outputs.iter().map(|y| y.len()),
         )

@@ -16,7 +16,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
 use super::error::AdError;
-use super::function::{check_lengths, Function, Workspace};
+use super::function::{check_call, Function, Workspace};
 use super::native::AUTO_MAX_INSTRUCTIONS;
 use super::sx::Sx;
 
@@ -371,15 +371,10 @@ impl SplitFunction {
         out: &mut [f64],
         ws: &mut Workspace,
     ) -> Result<(), AdError> {
-        check_lengths(
+        check_call(
             &self.name,
-            "input",
             &self.input_sizes,
             inputs.iter().map(|x| x.len()),
-        )?;
-        check_lengths(
-            &self.name,
-            "output",
             &[self.len],
             std::iter::once(out.len()),
         )?;

@@ -1145,7 +1145,6 @@ impl MpccSolver {
     }
 }
 
-/// Whether a solve from `first` with `st` is the first of two paths: a warm start with a
 /// `(max min(G, H), max G·H, max(−G, −H))` of the pairs `comp` at `x` (into `gv`, `hv`); all
 /// infinite when they cannot be evaluated.
 fn pair_residuals(
@@ -1167,6 +1166,7 @@ fn pair_residuals(
     (rmin, rprod, neg)
 }
 
+/// Whether a solve from `first` with `st` is the first of two paths: a warm start with a
 /// fallback path ([`HomotopySettings::warm_fallback_sigma0`]).
 fn first_of_two(st: &HomotopySettings, first: First<'_>) -> bool {
     st.warm_fallback_sigma0 > 0.0 && matches!(first, First::Warm(_))
